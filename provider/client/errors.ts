@@ -1,0 +1,103 @@
+/**
+ * Errors of the ChatBot API client: one class per status family, each naming the operation, the
+ * HTTP status and what the API said. None carries a secret: messages are redacted before they are
+ * built (see `redact`).
+ */
+
+export interface ApiErrorDetails {
+    /** What was being done, e.g. `create webhook connection "orders"`. */
+    operation: string;
+    /** HTTP status; undefined when no response arrived. */
+    status?: number;
+    /** The envelope's `status.type`, e.g. `badRequest`. */
+    statusType?: string;
+    /** The API's own words, from the envelope's status part. */
+    apiMessage?: string;
+    /** The `x-request-id` header, when the API sent one. */
+    requestId?: string;
+    /** True when the request may have reached the API (a create may have happened). */
+    ambiguous?: boolean;
+}
+
+export class ChatbotApiError extends Error {
+    readonly operation: string;
+    readonly status?: number;
+    readonly statusType?: string;
+    readonly apiMessage?: string;
+    readonly requestId?: string;
+    readonly ambiguous: boolean;
+
+    constructor(details: ApiErrorDetails, summary?: string) {
+        super(ChatbotApiError.compose(details, summary));
+        this.name = new.target.name;
+        this.operation = details.operation;
+        this.status = details.status;
+        this.statusType = details.statusType;
+        this.apiMessage = details.apiMessage;
+        this.requestId = details.requestId;
+        this.ambiguous = details.ambiguous ?? false;
+    }
+
+    private static compose(d: ApiErrorDetails, summary?: string): string {
+        const parts = [`${d.operation} failed`];
+        if (d.status !== undefined) {
+            parts.push(`: ChatBot API answered HTTP ${d.status}${d.statusType ? ` (${d.statusType})` : ""}`);
+            if (d.apiMessage) parts.push(`: ${d.apiMessage}`);
+        }
+        if (summary) parts.push(`${d.status === undefined ? ": " : ". "}${summary}`);
+        if (d.requestId) parts.push(` [request id ${d.requestId}]`);
+        return parts.join("");
+    }
+}
+
+/** 400: the request did not match the documented format. */
+export class BadRequestError extends ChatbotApiError {}
+
+/** 401: the developer access token was rejected. */
+export class AuthenticationError extends ChatbotApiError {
+    constructor(details: ApiErrorDetails) {
+        super(
+            details,
+            "The developer access token was rejected: set a valid one with " +
+                "`pulumi config set --secret chatbot:token <token>` or the CHATBOT_TOKEN environment variable.",
+        );
+    }
+}
+
+/** 404: the resource does not exist. */
+export class NotFoundError extends ChatbotApiError {}
+
+/** 429: too many requests. */
+export class RateLimitError extends ChatbotApiError {}
+
+/** 5xx: a fault of the service. */
+export class ServerError extends ChatbotApiError {}
+
+/** Any other 4xx. */
+export class ClientError extends ChatbotApiError {}
+
+/** No usable answer arrived: connection refused or reset, or a timeout. */
+export class ConnectionError extends ChatbotApiError {}
+
+/** The answer was not what the API documents (not JSON, or a wrong envelope). */
+export class ResponseFormatError extends ChatbotApiError {}
+
+export function errorForStatus(details: ApiErrorDetails & { status: number }): ChatbotApiError {
+    const s = details.status;
+    if (s === 400) return new BadRequestError(details);
+    if (s === 401) return new AuthenticationError(details);
+    if (s === 404) return new NotFoundError(details);
+    if (s === 429) return new RateLimitError(details);
+    if (s >= 500) return new ServerError(details);
+    return new ClientError(details);
+}
+
+/** Replaces every occurrence of each secret in `text` by `[secret]`. Longest first, so a secret
+ *  that contains another is replaced whole. */
+export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
+    const list = secrets.filter((s): s is string => typeof s === "string" && s.length > 0);
+    list.sort((a, b) => b.length - a.length);
+    let out = text;
+    for (const s of list) out = out.split(s).join("[secret]");
+    return out;
+}

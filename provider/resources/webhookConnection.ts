@@ -1,0 +1,269 @@
+/**
+ * WebhookConnection: a ChatBot v2 webhook connection (`/v2/integrations/webhook`).
+ *
+ * This one file holds the resource's whole behaviour: the class a Pulumi program creates, and the
+ * dynamic provider (this module's own exports: configure, check, diff, create, read, update,
+ * delete) that the Pulumi engine calls through the dynamic-provider plugin.
+ *
+ * The provider handed to Pulumi is this module itself. Installed under node_modules, the SDK
+ * serializes it as `require("pulumi-chatbot/providers/webhookConnection")`: a few hundred bytes
+ * in state, no secrets, and the installed package's code runs for existing resources too.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import type { ChatbotApiError } from "../client/errors";
+import type { Connection } from "../schema/connection";
+import type { CheckFailure } from "../schema/validate";
+import { configureFromStack, type ProviderConfig } from "../config";
+import { UNKNOWN } from "../schema/validate";
+import { inputsDiffer, providerModule, secretIfSet, partialFailure, type Plain } from "./common";
+
+const PATH = "/v2/integrations/webhook";
+
+// ---------------------------------------------------------------------------------------------
+// Types
+
+export interface BasicAuth {
+    username: string;
+    password: string;
+}
+
+/** The arguments of a WebhookConnection, as a program writes them. */
+export interface WebhookConnectionArgs {
+    /** The story (24 characters) the connection belongs to. Changing it replaces the connection. */
+    storyId: pulumi.Input<string>;
+    /** 1 to 128 characters. Default: the resource's name. */
+    name?: pulumi.Input<string>;
+    /** The address ChatBot calls: an absolute http(s) URL, 1 to 1024 characters. */
+    url: pulumi.Input<string>;
+    /** 1 to 1024 characters; usable by the backend to verify calls. Secret. */
+    token?: pulumi.Input<string>;
+    /** 1 to 10 extra request headers. Secret. */
+    headers?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+    /** Basic authorization, username and password 1 to 1024 characters each. Secret. */
+    auth?: pulumi.Input<{ username: pulumi.Input<string>; password: pulumi.Input<string> }>;
+}
+
+/** The inputs as the provider sees them: resolved, secrets unwrapped. */
+export interface WebhookConnectionInputs {
+    storyId: string;
+    name: string;
+    url: string;
+    token?: string;
+    headers?: Record<string, string>;
+    auth?: BasicAuth;
+}
+
+/** What the API stored, as the resource's outputs. */
+export interface WebhookConnectionOutputs extends WebhookConnectionInputs {
+    story: { id: string; name: string };
+    /** The last error ChatBot noted calling the webhook, or null. */
+    lastError: string | null;
+    createdAt: string;
+    updatedAt: string;
+}
+
+const INPUT_KEYS = ["storyId", "name", "url", "token", "headers", "auth"] as const;
+const SECRET_KEYS = ["token", "headers", "auth"] as const;
+
+// ---------------------------------------------------------------------------------------------
+// The resource class
+
+export class WebhookConnection extends pulumi.dynamic.Resource {
+    declare readonly storyId: pulumi.Output<string>;
+    declare readonly name: pulumi.Output<string>;
+    declare readonly url: pulumi.Output<string>;
+    declare readonly token: pulumi.Output<string | undefined>;
+    declare readonly headers: pulumi.Output<Record<string, string> | undefined>;
+    declare readonly auth: pulumi.Output<BasicAuth | undefined>;
+    declare readonly story: pulumi.Output<{ id: string; name: string }>;
+    declare readonly lastError: pulumi.Output<string | null>;
+    declare readonly createdAt: pulumi.Output<string>;
+    declare readonly updatedAt: pulumi.Output<string>;
+
+    /** Brings an existing connection, by its 24-character id, into the program (read only). */
+    static get(name: string, id: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): WebhookConnection {
+        // With an id the SDK reads the resource instead of registering it: no arguments are used.
+        return new WebhookConnection(name, {} as WebhookConnectionArgs, { ...opts, id });
+    }
+
+    constructor(name: string, args: WebhookConnectionArgs, opts?: pulumi.CustomResourceOptions) {
+        const outputsOnly = { story: undefined, lastError: undefined, createdAt: undefined, updatedAt: undefined };
+        const props: Record<string, unknown> = opts?.id
+            ? { ...Object.fromEntries(INPUT_KEYS.map((k) => [k, undefined])), ...outputsOnly }
+            : {
+                  storyId: args?.storyId,
+                  name: args?.name ?? name,
+                  url: args?.url,
+                  token: secretIfSet(args?.token),
+                  headers: secretIfSet(args?.headers),
+                  auth: secretIfSet(args?.auth),
+                  ...outputsOnly,
+              };
+        super(
+            providerModule(module),
+            name,
+            props,
+            { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...SECRET_KEYS] },
+            "chatbot",
+            "WebhookConnection",
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The dynamic provider: this module's exports, called by the plugin.
+
+export function configure(req: { config: ProviderConfig }): Promise<void> {
+    configureFromStack(req.config);
+    return Promise.resolve();
+}
+
+export async function check(
+    _olds: Plain,
+    news: Plain,
+): Promise<{ inputs: Plain; failures: CheckFailure[] }> {
+    const { validate } = require("../schema/validate") as typeof import("../schema/validate");
+    const { connectionCreateSchema } = require("../schema/connection") as typeof import("../schema/connection");
+    const inputs: Plain = {};
+    for (const key of INPUT_KEYS) if (news[key] !== undefined && news[key] !== null) inputs[key] = news[key];
+    const result = validate(connectionCreateSchema, inputs);
+    return { inputs, failures: result.ok ? [] : result.failures };
+}
+
+export async function diff(
+    _id: string,
+    olds: Plain,
+    news: Plain,
+): Promise<{ changes: boolean; replaces: string[]; deleteBeforeReplace: boolean }> {
+    // olds are the outputs in state (the plugin never passes old inputs), so a change made by hand
+    // and found by refresh shows here as a difference from the program.
+    const replaces = news.storyId === UNKNOWN || olds.storyId !== news.storyId ? ["storyId"] : [];
+    const changes = replaces.length > 0 || INPUT_KEYS.some((k) => inputsDiffer(olds[k], news[k]));
+    return { changes, replaces, deleteBeforeReplace: false };
+}
+
+export async function create(inputs: Plain): Promise<{ id: string; outs: Plain }> {
+    const desired = inputs as unknown as WebhookConnectionInputs;
+    const what = `create webhook connection "${desired.name}"`;
+    const envelope = await api().request("POST", PATH, { operation: what, body: body(desired, true), secrets: secretsOf(desired) });
+    const id = createdId(envelope, what);
+    try {
+        return { id, outs: await readOutputs(id, `read back webhook connection "${desired.name}" (${id})`, secretsOf(desired)) };
+    } catch (e) {
+        // It exists: record it (a partial failure), so the next run reads it instead of creating another.
+        throw partialFailure(e, id, expectedOutputs(desired));
+    }
+}
+
+export async function read(id: string, props: Plain): Promise<{ id: string; props: Plain; inputs?: Plain }> {
+    const { NotFoundError } = require("../client/errors") as typeof import("../client/errors");
+    const label = typeof props.name === "string" ? `"${props.name}" (${id})` : id;
+    try {
+        const outs = await readOutputs(id, `read webhook connection ${label}`, secretsOf(props));
+        return { id, props: outs, inputs: pick(outs, INPUT_KEYS) };
+    } catch (e) {
+        if (e instanceof NotFoundError) return { id: "", props: {} }; // gone: refresh drops it
+        throw e;
+    }
+}
+
+export async function update(id: string, olds: Plain, news: Plain): Promise<{ outs: Plain }> {
+    const desired = news as unknown as WebhookConnectionInputs;
+    const secrets = [...secretsOf(desired), ...secretsOf(olds)];
+    const label = `"${desired.name}" (${id})`;
+    await api().request("PUT", `${PATH}/${encodeURIComponent(id)}`, {
+        operation: `update webhook connection ${label}`,
+        body: body(desired, false),
+        secrets,
+    });
+    try {
+        return { outs: await readOutputs(id, `read back webhook connection ${label}`, secrets) };
+    } catch (e) {
+        throw partialFailure(e, id, { ...olds, ...expectedOutputs(desired), story: olds.story });
+    }
+}
+
+async function deleteConnection(id: string, props: Plain): Promise<void> {
+    const { NotFoundError } = require("../client/errors") as typeof import("../client/errors");
+    const label = typeof props.name === "string" ? `"${props.name}" (${id})` : id;
+    try {
+        await api().request("DELETE", `${PATH}/${encodeURIComponent(id)}`, {
+            operation: `delete webhook connection ${label}`,
+            secrets: secretsOf(props),
+        });
+    } catch (e) {
+        if (!(e instanceof NotFoundError)) throw e; // already gone: nothing to do
+    }
+}
+export { deleteConnection as delete };
+
+// ---------------------------------------------------------------------------------------------
+// Mapping between inputs, the API's bodies and outputs
+
+function api() {
+    return (require("../config") as typeof import("../config")).apiClient();
+}
+
+/** The request body: the whole desired state. Absent token, headers or auth remove them. */
+function body(d: WebhookConnectionInputs, withStory: boolean): Plain {
+    const b: Plain = withStory ? { storyId: d.storyId, name: d.name, url: d.url } : { name: d.name, url: d.url };
+    if (d.token !== undefined) b.token = d.token;
+    if (d.headers !== undefined) b.headers = d.headers;
+    if (d.auth !== undefined) b.auth = { username: d.auth.username, password: d.auth.password };
+    return b;
+}
+
+async function readOutputs(id: string, operation: string, secrets: string[]): Promise<Plain> {
+    const { connectionSchema } = require("../schema/connection") as typeof import("../schema/connection");
+    const raw = await api().request("GET", `${PATH}/${encodeURIComponent(id)}`, { operation, secrets });
+    const parsed = connectionSchema.safeParse(raw);
+    if (!parsed.success) throw formatError(operation, "The connection it returned does not have the documented fields.");
+    return toOutputs(parsed.data);
+}
+
+function toOutputs(c: Connection): Plain {
+    const out: WebhookConnectionOutputs = {
+        storyId: c.story.id,
+        name: c.name,
+        url: c.url,
+        story: { id: c.story.id, name: c.story.name },
+        lastError: typeof c.error === "string" ? c.error : null,
+        createdAt: c.createdAt,
+        updatedAt: c.updatedAt,
+    };
+    if (c.token != null) out.token = c.token;
+    if (c.headers != null) out.headers = { ...c.headers };
+    if (c.auth != null) out.auth = { username: c.auth.username, password: c.auth.password };
+    return out as unknown as Plain;
+}
+
+/** The outputs a successful create or update should lead to, for a partial-failure record. */
+function expectedOutputs(d: WebhookConnectionInputs): Plain {
+    return { ...body(d, true), story: { id: d.storyId, name: "" }, lastError: null, createdAt: "", updatedAt: "" };
+}
+
+function createdId(envelope: unknown, operation: string): string {
+    const id = envelope !== null && typeof envelope === "object" ? (envelope as { id?: unknown }).id : undefined;
+    if (typeof id !== "string" || id === "") {
+        throw formatError(operation, "Its answer carries no connection id; check the ChatBot dashboard for a new connection before retrying.");
+    }
+    return id;
+}
+
+function formatError(operation: string, summary: string): ChatbotApiError {
+    const { ResponseFormatError } = require("../client/errors") as typeof import("../client/errors");
+    return new ResponseFormatError({ operation }, summary);
+}
+
+function secretsOf(v: Partial<WebhookConnectionInputs> | Plain): string[] {
+    const p = v as Partial<WebhookConnectionInputs>;
+    const headers = p.headers && typeof p.headers === "object" ? Object.values(p.headers) : [];
+    return [p.token, p.auth?.password, ...headers].filter((s): s is string => typeof s === "string");
+}
+
+function pick(o: Plain, keys: ReadonlyArray<string>): Plain {
+    const out: Plain = {};
+    for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
+    return out;
+}
+

@@ -1,0 +1,72 @@
+/**
+ * The v2 webhook connection (`/v2/integrations/webhook`): every documented limit, written once.
+ * Read by the WebhookConnection provider's check, by the simulator's request validation, and by
+ * the docs' tables.
+ */
+import { z } from "zod";
+import { basicAuth, headerName, headerValue, httpUrl, record, text } from "./fields";
+
+export const connectionLimits = {
+    idLength: 24,
+    name: { min: 1, max: 128 },
+    url: { min: 1, max: 1024 },
+    token: { min: 1, max: 1024 },
+    headers: { min: 1, max: 10 },
+    auth: { min: 1, max: 1024 },
+} as const;
+
+const L = connectionLimits;
+
+export const connectionHeadersSchema = z
+    .record(headerName(), headerValue(0), { error: "must be an object of header names to string values" })
+    .refine((h) => Object.keys(h).length >= L.headers.min && Object.keys(h).length <= L.headers.max, {
+        error: `must have ${L.headers.min} to ${L.headers.max} headers`,
+    });
+
+/** What the update body (PUT) carries: everything but the story. */
+export const connectionUpdateSchema = record({
+    name: text(L.name.min, L.name.max),
+    url: httpUrl(L.url.max),
+    token: text(L.token.min, L.token.max).optional(),
+    headers: connectionHeadersSchema.optional(),
+    auth: basicAuth(L.auth.max).optional(),
+});
+
+/** What the create body (POST) carries, and so what a WebhookConnection's inputs are. */
+export const connectionCreateSchema = connectionUpdateSchema.extend({
+    storyId: text(L.idLength, L.idLength),
+});
+
+export type ConnectionUpdate = z.infer<typeof connectionUpdateSchema>;
+export type ConnectionCreate = z.infer<typeof connectionCreateSchema>;
+
+/** The last error the API noted: a message, or false/null where there is none. */
+export const lastErrorSchema = z.union([z.string(), z.literal(false), z.null()]);
+
+/** A single read (`GET /v2/integrations/webhook/:id`): every field. */
+export const connectionSchema = z.object({
+    id: z.string(),
+    story: z.object({ id: z.string(), name: z.string() }),
+    name: z.string(),
+    url: z.string(),
+    token: z.string().nullish(),
+    headers: z.record(z.string(), z.string()).nullish(),
+    auth: z.object({ username: z.string(), password: z.string() }).nullish(),
+    error: lastErrorSchema.optional(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+});
+
+/** An item of the list read: no token, headers or auth. */
+export const connectionListItemSchema = connectionSchema.pick({
+    id: true,
+    story: true,
+    name: true,
+    url: true,
+    error: true,
+    createdAt: true,
+    updatedAt: true,
+});
+
+export type Connection = z.infer<typeof connectionSchema>;
+export type ConnectionListItem = z.infer<typeof connectionListItemSchema>;

@@ -1,0 +1,62 @@
+/**
+ * The legacy webhook (unversioned `/webhooks`): every documented limit, written once.
+ */
+import { z } from "zod";
+import { basicAuth, headerName, headerValue, httpUrl, list, record, text } from "./fields";
+
+export const legacyLimits = {
+    name: { min: 1, max: 1024 },
+    url: { max: 1024 },
+    token: { min: 1, max: 1024 },
+    headers: { min: 1, max: 99 },
+    headerName: { min: 1, max: 128 },
+    headerValue: { min: 1, max: 1024 },
+    auth: { min: 1, max: 1024 },
+} as const;
+
+const L = legacyLimits;
+
+/** Host names that are not public: the API documents that a legacy webhook's url must be public. */
+function isPublicHost(hostname: string): boolean {
+    const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+    if (h === "localhost" || h.endsWith(".localhost") || h.endsWith(".local") || h.endsWith(".internal")) return false;
+    if (h === "::1" || h === "::" || h.startsWith("fc") || h.startsWith("fd") || h.startsWith("fe80:")) return false;
+    const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(h);
+    if (!m) return h.includes(".") || h.includes(":");
+    const [a, b] = [Number(m[1]), Number(m[2])];
+    return !(a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127));
+}
+
+export const legacyHeaderSchema = record({
+    name: headerName(L.headerName.max),
+    value: headerValue(L.headerValue.min, L.headerValue.max),
+});
+
+/** A legacy webhook's create and update body, and so a LegacyWebhook's inputs. */
+export const legacyWebhookInputSchema = record({
+    name: text(L.name.min, L.name.max),
+    url: httpUrl(L.url.max).refine((u) => URL.canParse(u) && isPublicHost(new URL(u).hostname), {
+        when: (payload) => typeof payload.value === "string" && URL.canParse(payload.value),
+        error: "must be a public URL (not localhost or a private network address)",
+    }),
+    token: text(L.token.min, L.token.max).optional(),
+    headers: list(legacyHeaderSchema, L.headers.min, L.headers.max).optional(),
+    auth: basicAuth(L.auth.max).optional(),
+});
+
+export type LegacyWebhookInput = z.infer<typeof legacyWebhookInputSchema>;
+
+/** The last error: a message in the list read, `{date, message}` in the single read. */
+export const legacyErrorSchema = z.object({ date: z.string(), message: z.string() });
+
+export const legacyWebhookSchema = z.object({
+    id: z.string(),
+    name: z.string(),
+    url: z.string(),
+    token: z.string().nullish(),
+    headers: z.array(z.object({ name: z.string(), value: z.string() })).nullish(),
+    auth: z.object({ username: z.string(), password: z.string() }).nullish(),
+    error: z.union([legacyErrorSchema, z.string(), z.literal(false), z.null()]).optional(),
+});
+
+export type LegacyWebhook = z.infer<typeof legacyWebhookSchema>;

@@ -1,0 +1,12 @@
+/**
+ * `pulumi-chatbot/testing`: a local ChatBot API simulator for testing programs and backends.
+ */
+export { ChatbotSimulator } from "./simulator";
+export type {
+    SimulatorOptions,
+    StoredConnection,
+    StoredLegacyWebhook,
+    FaultKind,
+    FaultRule,
+    RequestRecord,
+} from "./simulator";

@@ -1,0 +1,396 @@
+/**
+ * A local ChatBot API simulator: the v2 webhook connection API and the legacy webhook API, on
+ * loopback, in memory. It checks bearer auth (401), validates bodies with the same schemas the
+ * provider checks with (400), answers 404 for unknown ids, and speaks the documented envelopes
+ * and list/single-read field sets. Tests can edit its data behind a program's back, inject
+ * faults, add latency, and count requests.
+ *
+ *     const sim = await ChatbotSimulator.start();
+ *     process.env.CHATBOT_API_URL = sim.url; process.env.CHATBOT_TOKEN = sim.token;
+ */
+import * as http from "http";
+import { randomBytes } from "crypto";
+import type { AddressInfo, Socket } from "net";
+import { connectionCreateSchema, connectionUpdateSchema, connectionLimits } from "../schema/connection";
+import { legacyWebhookInputSchema, type LegacyWebhookInput } from "../schema/legacy";
+import { describeFailures, validate } from "../schema/validate";
+import type { z } from "zod";
+
+export interface SimulatorOptions {
+    /** The developer access token it accepts. Default: a random one. */
+    token?: string;
+    /** Port on 127.0.0.1. Default: any free one. */
+    port?: number;
+    /** Known stories, id to name. When given, a connection to another story is refused (400). */
+    stories?: Record<string, string>;
+    /** Delay before every answer, in ms (a real API is tens of ms away). */
+    latencyMs?: number;
+}
+
+/** A stored v2 connection: the single read's fields. */
+export interface StoredConnection {
+    id: string;
+    story: { id: string; name: string };
+    name: string;
+    url: string;
+    token?: string;
+    headers?: Record<string, string>;
+    auth?: { username: string; password: string };
+    error: string | null;
+    createdAt: string;
+    updatedAt: string;
+}
+
+/** A stored legacy webhook. */
+export interface StoredLegacyWebhook extends LegacyWebhookInput {
+    id: string;
+    error: { date: string; message: string } | null;
+}
+
+/** A fault to answer with instead of (or after) handling a request. */
+export type FaultKind =
+    | { status: number; retryAfter?: string; message?: string } // e.g. 500, 503, 429 with Retry-After
+    | "reset-before" // connection destroyed before the request is handled
+    | "reset-after" // request handled (stored), then the connection destroyed: no answer
+    | { delayMs: number } // answer late
+    | "malformed-json" // 200 with a body that is not JSON
+    | "wrong-envelope"; // 200 with JSON that is not the documented envelope
+
+export interface FaultRule {
+    method?: string;
+    /** Matched against the path, e.g. /^\/v2\/integrations\/webhook$/. */
+    path?: RegExp;
+    fault: FaultKind;
+    /** How many matching requests get it. Default 1. */
+    times?: number;
+}
+
+export interface RequestRecord {
+    method: string;
+    path: string;
+    status: number;
+}
+
+const V2 = "/v2/integrations/webhook";
+const LEGACY = "/webhooks";
+
+export class ChatbotSimulator {
+    readonly token: string;
+    readonly url: string;
+    /** Every request answered (or cut off), in order. */
+    readonly requests: RequestRecord[] = [];
+    private readonly connections = new Map<string, StoredConnection>();
+    private readonly legacy = new Map<string, StoredLegacyWebhook>();
+    private readonly faults: Array<FaultRule & { left: number }> = [];
+    private readonly sockets = new Set<Socket>();
+    latencyMs: number;
+    inFlight = 0;
+    maxInFlight = 0;
+
+    private constructor(
+        private readonly server: http.Server,
+        url: string,
+        private readonly options: SimulatorOptions & { token: string },
+    ) {
+        this.url = url;
+        this.token = options.token;
+        this.latencyMs = options.latencyMs ?? 0;
+    }
+
+    static async start(options: SimulatorOptions = {}): Promise<ChatbotSimulator> {
+        const token = options.token ?? `sim-${randomBytes(16).toString("hex")}`;
+        const server = http.createServer({ keepAliveTimeout: 30_000 });
+        await new Promise<void>((resolve, reject) => {
+            server.once("error", reject);
+            server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+        });
+        const { port } = server.address() as AddressInfo;
+        const sim = new ChatbotSimulator(server, `http://127.0.0.1:${port}`, { ...options, token });
+        server.on("connection", (s: Socket) => {
+            sim.sockets.add(s);
+            s.on("close", () => sim.sockets.delete(s));
+        });
+        server.on("request", (req, res) => void sim.handle(req, res));
+        return sim;
+    }
+
+    async close(): Promise<void> {
+        const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+        for (const s of this.sockets) s.destroy();
+        await closed;
+    }
+
+    // -- Data, for tests: edits behind a program's back -------------------------------------------
+
+    /** Every v2 connection, with all fields, oldest first. */
+    listConnections(): StoredConnection[] {
+        return [...this.connections.values()].map((c) => structuredClone(c));
+    }
+
+    getConnection(id: string): StoredConnection | undefined {
+        const c = this.connections.get(id);
+        return c && structuredClone(c);
+    }
+
+    /** Changes a connection as a person would in the dashboard. */
+    editConnection(id: string, patch: Partial<Omit<StoredConnection, "id" | "createdAt">>): void {
+        const c = this.connections.get(id);
+        if (!c) throw new Error(`no connection ${id}`);
+        Object.assign(c, structuredClone(patch), { updatedAt: new Date().toISOString() });
+        for (const key of ["token", "headers", "auth"] as const) if (c[key] === undefined) delete c[key];
+    }
+
+    deleteConnection(id: string): boolean {
+        return this.connections.delete(id);
+    }
+
+    /** Notes a failed webhook call, as ChatBot does (`error` of the connection). */
+    noteError(id: string, message: string | null): void {
+        const c = this.connections.get(id);
+        if (c) c.error = message;
+        const w = this.legacy.get(id);
+        if (w) w.error = message === null ? null : { date: new Date().toISOString(), message };
+    }
+
+    listLegacyWebhooks(): StoredLegacyWebhook[] {
+        return [...this.legacy.values()].map((w) => structuredClone(w));
+    }
+
+    getLegacyWebhook(id: string): StoredLegacyWebhook | undefined {
+        const w = this.legacy.get(id);
+        return w && structuredClone(w);
+    }
+
+    editLegacyWebhook(id: string, patch: Partial<Omit<StoredLegacyWebhook, "id">>): void {
+        const w = this.legacy.get(id);
+        if (!w) throw new Error(`no legacy webhook ${id}`);
+        Object.assign(w, structuredClone(patch));
+        for (const key of ["token", "headers", "auth"] as const) if (w[key] === undefined) delete w[key];
+    }
+
+    deleteLegacyWebhook(id: string): boolean {
+        return this.legacy.delete(id);
+    }
+
+    /** Answers the next matching request(s) with a fault. */
+    inject(rule: FaultRule): void {
+        this.faults.push({ ...rule, left: rule.times ?? 1 });
+    }
+
+    clearFaults(): void {
+        this.faults.length = 0;
+    }
+
+    /** Forgets the request log (and the in-flight peak). */
+    resetRequests(): void {
+        this.requests.length = 0;
+        this.maxInFlight = this.inFlight;
+    }
+
+    // -- HTTP -----------------------------------------------------------------------------------
+
+    private takeFault(method: string, path: string): FaultKind | undefined {
+        const i = this.faults.findIndex(
+            (f) => f.left > 0 && (!f.method || f.method === method) && (!f.path || f.path.test(path)),
+        );
+        if (i < 0) return undefined;
+        const rule = this.faults[i];
+        if (--rule.left === 0) this.faults.splice(i, 1);
+        return rule.fault;
+    }
+
+    private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+        const method = req.method ?? "GET";
+        const path = (req.url ?? "/").split("?")[0];
+        this.inFlight++;
+        this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+        const record = (status: number) => this.requests.push({ method, path, status });
+        try {
+            const raw = await readBody(req);
+            if (this.latencyMs > 0) await sleep(this.latencyMs);
+            const fault = this.takeFault(method, path);
+            if (fault === "reset-before") {
+                record(0);
+                req.socket.destroy();
+                return;
+            }
+            if (typeof fault === "object" && "status" in fault) {
+                record(fault.status);
+                const headers: Record<string, string> = fault.retryAfter ? { "retry-after": fault.retryAfter } : {};
+                return send(res, fault.status, envelope(fault.status, fault.message ?? "injected fault"), headers);
+            }
+            if (typeof fault === "object" && "delayMs" in fault) await sleep(fault.delayMs);
+            const [status, body] = this.route(req, method, path, raw);
+            record(fault === "reset-after" ? 0 : status);
+            if (fault === "reset-after") {
+                req.socket.destroy();
+                return;
+            }
+            if (fault === "malformed-json" && status < 300) {
+                res.writeHead(200, { "content-type": "application/json" });
+                res.end('{"timestamp": "');
+                return;
+            }
+            if (fault === "wrong-envelope" && status < 300) return send(res, 200, { ok: true });
+            send(res, status, body);
+        } catch {
+            record(500);
+            if (!res.headersSent) send(res, 500, envelope(500, "simulator failure"));
+        } finally {
+            this.inFlight--;
+        }
+    }
+
+    private route(req: http.IncomingMessage, method: string, path: string, raw: string): [number, unknown] {
+        if (req.headers.authorization !== `Bearer ${this.token}`) {
+            const why = /^Bearer /i.test(req.headers.authorization ?? "")
+                ? "invalid developer access token"
+                : "authorization must be a Bearer token";
+            return [401, envelope(401, why)];
+        }
+        let body: unknown;
+        if (method === "POST" || method === "PUT") {
+            try {
+                body = raw === "" ? undefined : JSON.parse(raw);
+            } catch {
+                return [400, envelope(400, "body is not valid JSON")];
+            }
+        }
+        if (path === V2 || path === `${V2}/`) {
+            if (method === "GET") return [200, [...this.connections.values()].map(listItem)];
+            if (method === "POST") return this.createConnection(body);
+        } else if (path.startsWith(`${V2}/`)) {
+            const id = decodeURIComponent(path.slice(V2.length + 1));
+            if (id.length !== connectionLimits.idLength) return [400, envelope(400, `id must be exactly ${connectionLimits.idLength} characters`)];
+            const c = this.connections.get(id);
+            if (!c) return [404, envelope(404, `webhook connection ${id} not found`)];
+            if (method === "GET") return [200, singleRead(c)];
+            if (method === "PUT") return this.updateConnection(c, body);
+            if (method === "DELETE") {
+                this.connections.delete(id);
+                return [200, envelope(200)];
+            }
+        } else if (path === LEGACY || path === `${LEGACY}/`) {
+            if (method === "GET") {
+                return [200, [...this.legacy.values()].map((w) => ({ id: w.id, name: w.name, url: w.url, error: w.error ? w.error.message : null }))];
+            }
+            if (method === "POST") return this.writeLegacy(undefined, body);
+        } else if (path.startsWith(`${LEGACY}/`)) {
+            const id = decodeURIComponent(path.slice(LEGACY.length + 1));
+            const w = this.legacy.get(id);
+            if (!w) return [404, envelope(404, `webhook ${id} not found`)];
+            if (method === "GET") return [200, structuredClone(w)];
+            if (method === "PUT") return this.writeLegacy(w, body);
+            if (method === "DELETE") {
+                this.legacy.delete(id);
+                return [200, { ...envelope(200), id }];
+            }
+        } else {
+            return [404, envelope(404, `no route ${method} ${path}`)];
+        }
+        return [405, envelope(405, `method ${method} not allowed on ${path}`)];
+    }
+
+    private createConnection(body: unknown): [number, unknown] {
+        const v = checkBody(connectionCreateSchema, body);
+        if (!v.ok) return [400, envelope(400, v.message)];
+        const { storyId, ...rest } = v.value;
+        const known = this.options.stories;
+        if (known && !(storyId in known)) return [400, envelope(400, `story ${storyId} does not exist`)];
+        const now = new Date().toISOString();
+        const id = newId();
+        const story = { id: storyId, name: known?.[storyId] ?? `Story ${storyId.slice(-6)}` };
+        this.connections.set(id, { id, story, ...structuredClone(rest), error: null, createdAt: now, updatedAt: now });
+        return [201, { ...envelope(201), id }];
+    }
+
+    private updateConnection(c: StoredConnection, body: unknown): [number, unknown] {
+        const v = checkBody(connectionUpdateSchema, body);
+        if (!v.ok) return [400, envelope(400, v.message)];
+        // PUT replaces the whole writable state: what the body leaves out is removed.
+        const next: StoredConnection = {
+            id: c.id,
+            story: c.story,
+            ...structuredClone(v.value),
+            error: c.error,
+            createdAt: c.createdAt,
+            updatedAt: new Date().toISOString(),
+        };
+        this.connections.set(c.id, next);
+        return [200, envelope(200)];
+    }
+
+    private writeLegacy(existing: StoredLegacyWebhook | undefined, body: unknown): [number, unknown] {
+        const v = checkBody(legacyWebhookInputSchema, body);
+        if (!v.ok) return [400, envelope(400, v.message)];
+        const id = existing?.id ?? newId();
+        this.legacy.set(id, { id, ...structuredClone(v.value), error: existing?.error ?? null });
+        return [200, { ...envelope(200), id }];
+    }
+}
+
+function checkBody<T>(schema: z.ZodType<T>, body: unknown): { ok: true; value: T } | { ok: false; message: string } {
+    if (body === null || typeof body !== "object" || Array.isArray(body)) return { ok: false, message: "body must be a JSON object" };
+    const r = validate(schema, body);
+    return r.ok ? r : { ok: false, message: describeFailures(r.failures) };
+}
+
+const STATUS_TYPES: Record<number, string> = {
+    200: "success",
+    201: "created",
+    400: "badRequest",
+    401: "unauthorized",
+    404: "notFound",
+    405: "methodNotAllowed",
+    429: "tooManyRequests",
+    500: "internalServerError",
+    502: "badGateway",
+    503: "serviceUnavailable",
+};
+
+/** The documented envelope; failures add a message to the status part. */
+function envelope(code: number, message?: string) {
+    const status: Record<string, unknown> = { code, type: STATUS_TYPES[code] ?? (code < 400 ? "success" : "error") };
+    if (message !== undefined) status.message = message;
+    return { timestamp: new Date().toISOString(), status };
+}
+
+function listItem(c: StoredConnection) {
+    return { id: c.id, story: c.story, name: c.name, url: c.url, error: c.error ?? false, createdAt: c.createdAt, updatedAt: c.updatedAt };
+}
+
+function singleRead(c: StoredConnection) {
+    return { ...structuredClone(c), error: c.error ?? null };
+}
+
+function newId(): string {
+    return randomBytes(12).toString("hex");
+}
+
+function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+    res.end(text);
+}
+
+const MAX_BODY = 1024 * 1024;
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+    return new Promise((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        req.on("data", (c: Buffer) => {
+            size += c.length;
+            if (size > MAX_BODY) {
+                reject(new Error("body too large"));
+                req.destroy();
+            } else chunks.push(c);
+        });
+        req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+        req.on("error", reject);
+    });
+}
+
+function sleep(ms: number): Promise<void> {
+    return new Promise((r) => setTimeout(r, ms));
+}
