@@ -1,0 +1,471 @@
+/**
+ * Tests of the engine stand-in itself (plugin.ts, serialize.ts, engine.ts), against the REAL
+ * dynamic-provider plugin, with the throwaway provider in fixtures/node_modules/standin-fixture.
+ */
+import { strict as assert } from "node:assert";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { CheckFailedError, Engine, ImportMismatchError } from "./engine";
+import {
+    isSecret,
+    PluginError,
+    secret,
+    startProviderPlugin,
+    stripSecrets,
+    UNKNOWN,
+    urnFor,
+    type PropertyMap,
+    type ProviderPlugin,
+} from "./plugin";
+import { serializeProvider } from "./serialize";
+
+const FIXTURES = path.join(__dirname, "fixtures");
+const TYPE = "pulumi-nodejs:dynamic:Resource";
+
+interface Call {
+    method: string;
+    id?: string;
+    props?: PropertyMap;
+    olds?: PropertyMap;
+    news?: PropertyMap;
+}
+interface Store {
+    configured: null | {
+        storePath: string;
+        apiToken: unknown;
+        apiTokenType: string;
+        envChatbotToken: string | null;
+        project: string;
+    };
+    records: Record<string, Record<string, unknown>>;
+    calls: Call[];
+    nextId: number;
+}
+
+describe("engine stand-in (tests/engine)", function () {
+    let tmp: string;
+    let storePath: string;
+    let plugin: ProviderPlugin | undefined;
+    let providerText: string;
+    const savedChatbotToken = process.env.CHATBOT_TOKEN;
+
+    const readStore = (): Store => JSON.parse(fs.readFileSync(storePath, "utf8")) as Store;
+    const writeStore = (s: Store): void => fs.writeFileSync(storePath, JSON.stringify(s, null, 2));
+    const calls = (): Call[] => readStore().calls;
+    const methods = (): string[] => calls().map((c) => c.method);
+    const resetCalls = (): void => writeStore({ ...readStore(), calls: [] });
+    const inputs = (props: PropertyMap): PropertyMap => ({ __provider: providerText, ...props });
+    const live = (): ProviderPlugin => {
+        if (!plugin) throw new Error("plugin not started");
+        return plugin;
+    };
+
+    before(async function () {
+        this.timeout(60_000);
+        tmp = fs.mkdtempSync(path.join(os.tmpdir(), "engine-standin-"));
+        storePath = path.join(tmp, "store.json");
+        writeStore({ configured: null, records: {}, calls: [], nextId: 1 });
+        // The provider object is the exports of the fixture package: loaded by path, since the
+        // fixture's node_modules is not on this file's resolution path.
+        const fixture = require(path.join(FIXTURES, "node_modules", "standin-fixture")) as object;
+        providerText = await serializeProvider(fixture);
+        // A variable present here must not reach the plugin when the test asks to remove it.
+        process.env.CHATBOT_TOKEN = "must-not-leak";
+        plugin = await startProviderPlugin({ cwd: FIXTURES, env: { CHATBOT_TOKEN: undefined } });
+        await plugin.configure({ "harness:storePath": storePath, "harness:apiToken": secret("config-token-123") });
+    });
+
+    after(async function () {
+        this.timeout(30_000);
+        if (savedChatbotToken === undefined) delete process.env.CHATBOT_TOKEN;
+        else process.env.CHATBOT_TOKEN = savedChatbotToken;
+        await plugin?.close();
+        if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+    });
+
+    beforeEach(() => resetCalls());
+
+    describe("plugin driver", function () {
+        it("starts the real plugin, which reports the SDK version and declines secrets", async function () {
+            const sdkVersion = (
+                JSON.parse(fs.readFileSync(require.resolve("@pulumi/pulumi/package.json"), "utf8")) as {
+                    version: string;
+                }
+            ).version;
+            assert.deepEqual(await live().getPluginInfo(), { version: sdkVersion });
+            assert.ok(live().startupMs > 0 && live().startupMs < 30_000);
+            assert.equal(live().configured, true);
+            assert.equal(
+                live().acceptSecrets,
+                false,
+                "the dynamic-provider plugin answers Configure with acceptSecrets=false",
+            );
+        });
+
+        it("serializes the installed fixture module by reference", function () {
+            // See serialize.ts: the fixture is outside the node_modules tree @pulumi/pulumi resolves
+            // from, so the subpath is kept instead of being mapped to the bare package name.
+            assert.match(providerText, /require\("standin-fixture\/index\.js"\)/);
+            assert.ok(providerText.length < 1_000, `serialized provider is ${providerText.length} chars`);
+        });
+
+        it("configure reaches the provider: config unwrapped, project set, removed env var absent", async function () {
+            await new Engine(live()).register(TYPE, "cfg", inputs({ name: "cfg" }), { preview: true });
+            const configured = readStore().configured;
+            assert.ok(configured, "the provider's configure ran (lazily, on the first CRUD call)");
+            assert.equal(configured.storePath, storePath);
+            assert.equal(configured.apiToken, "config-token-123", "secret config arrives unwrapped");
+            assert.equal(configured.apiTokenType, "string");
+            assert.equal(configured.project, "harness");
+            assert.equal(
+                configured.envChatbotToken,
+                null,
+                "env: { CHATBOT_TOKEN: undefined } removes it from the child",
+            );
+        });
+
+        it("rejects a provider exception as PluginError with the message and code UNKNOWN", async function () {
+            const urn = urnFor(TYPE, "boom");
+            const err = await live()
+                .check(urn, {}, inputs({ name: "boom", throwIn: "check" }))
+                .then(
+                    () => undefined,
+                    (e: unknown) => e,
+                );
+            assert.ok(err instanceof PluginError);
+            assert.equal(err.method, "check");
+            assert.equal(err.code, 2);
+            assert.equal(err.message, "check exploded");
+            assert.deepEqual(err.initFailures, [], "no partial-failure detail");
+            assert.match(live().stderr(), /check exploded/, "the plugin logs failed checks to stderr");
+        });
+
+        it("rejects start-up with the child's stderr when the plugin exits before printing its port", async function () {
+            const missing = path.join(FIXTURES, "does-not-exist.js");
+            await assert.rejects(
+                startProviderPlugin({ cwd: FIXTURES, env: { NODE_OPTIONS: `--require ${missing}` } }),
+                (e: unknown) => {
+                    assert.ok(e instanceof Error);
+                    assert.match(e.message, /exited .* before printing its port/);
+                    assert.match(e.message, /does-not-exist\.js/);
+                    return true;
+                },
+            );
+        });
+
+        it("measured: a Read with neither properties nor inputs cannot find __provider", async function () {
+            // What engines whose ImportStep sends no inputs do (see engine.ts importResource).
+            const err = await live()
+                .read(urnFor(TYPE, "nothing"), "r-any")
+                .then(
+                    () => undefined,
+                    (e: unknown) => e,
+                );
+            assert.ok(err instanceof PluginError);
+            assert.match(err.message, /code must be a string, not undefined/);
+            assert.deepEqual(methods(), [], "the provider is never reached");
+        });
+    });
+
+    describe("Engine", function () {
+        it("returns check failures as CheckFailedError without any other call", async function () {
+            const engine = new Engine(live());
+            const err = await engine.register(TYPE, "invalid", inputs({ color: "red" })).then(
+                () => undefined,
+                (e: unknown) => e,
+            );
+            assert.ok(err instanceof CheckFailedError);
+            assert.deepEqual(err.failures, [{ property: "name", reason: "name is required" }]);
+            assert.deepEqual(methods(), ["check"]);
+            assert.equal(engine.state.size, 0);
+        });
+
+        it("runs create, same, update, replace and delete like pulumi up / destroy", async function () {
+            const engine = new Engine(live());
+            const urn = engine.urn(TYPE, "life");
+
+            // create: Check(olds = {}, news), then Create(checked inputs, defaults included)
+            const created = await engine.register(TYPE, "life", inputs({ name: "a", kind: "k1" }));
+            assert.equal(created.op, "create");
+            assert.deepEqual(methods(), ["check", "create"]);
+            assert.deepEqual(calls()[0].olds, { hasProvider: false });
+            assert.equal(calls()[1].props?.color, "blue", "Create receives the checked inputs");
+            const id = created.id;
+            assert.equal(engine.plainState(urn).url, `https://example.invalid/items/${id}`);
+
+            // same: Check(olds = prior inputs), Diff says none, nothing else is called
+            resetCalls();
+            const same = await engine.register(TYPE, "life", inputs({ name: "a", kind: "k1" }));
+            assert.equal(same.op, "same");
+            assert.deepEqual(methods(), ["check", "diff"]);
+            assert.equal(calls()[0].olds?.name, "a", "Check gets the prior inputs as olds");
+            assert.equal(
+                calls()[1].olds?.url,
+                `https://example.invalid/items/${id}`,
+                "Diff gets the prior outputs as olds",
+            );
+
+            // update: Diff some, no replaces
+            resetCalls();
+            const updated = await engine.register(TYPE, "life", inputs({ name: "a", kind: "k1", color: "red" }));
+            assert.equal(updated.op, "update");
+            assert.equal(updated.id, id);
+            assert.deepEqual(methods(), ["check", "diff", "update"]);
+            assert.equal(engine.plainState(urn).color, "red");
+
+            // replace: create-before-delete by default; Check runs again with no olds
+            resetCalls();
+            const replaced = await engine.register(TYPE, "life", inputs({ name: "a", kind: "k2", color: "red" }));
+            assert.equal(replaced.op, "replace");
+            assert.deepEqual(replaced.diff?.replaces, ["kind"]);
+            assert.deepEqual(methods(), ["check", "diff", "check", "create", "delete"]);
+            assert.deepEqual(calls()[2].olds, { hasProvider: false });
+            assert.equal(calls()[4].id, id, "the old resource is deleted with its old id");
+            assert.notEqual(replaced.id, id);
+            assert.equal(engine.state.get(urn)?.id, replaced.id);
+
+            // destroy: Delete(id, outputs) and drop from state
+            resetCalls();
+            await engine.destroy(urn);
+            assert.deepEqual(methods(), ["delete"]);
+            assert.equal(calls()[0].id, replaced.id);
+            assert.equal(calls()[0].props?.url, `https://example.invalid/items/${replaced.id}`);
+            assert.equal(engine.state.size, 0);
+            assert.equal(readStore().records[replaced.id], undefined);
+        });
+
+        it("deletes before replacing when the diff or the resource option asks for it", async function () {
+            const engine = new Engine(live());
+            await engine.register(TYPE, "dbr", inputs({ name: "d", kind: "k1" }));
+            resetCalls();
+            await engine.register(TYPE, "dbr", inputs({ name: "d", kind: "k2", dbr: true }));
+            assert.deepEqual(methods(), ["check", "diff", "check", "delete", "create"]);
+
+            resetCalls();
+            await engine.register(TYPE, "dbr", inputs({ name: "d", kind: "k3" }), { deleteBeforeReplace: true });
+            assert.deepEqual(methods(), ["check", "diff", "check", "delete", "create"]);
+            await engine.destroyAll();
+        });
+
+        it("settles an 'unknown' diff by comparing inputs, like the engine", async function () {
+            const engine = new Engine(live());
+            await engine.register(TYPE, "unk", inputs({ name: "u", diffUnknown: true }));
+            const same = await engine.register(TYPE, "unk", inputs({ name: "u", diffUnknown: true }));
+            assert.equal(same.diff?.changes, "unknown");
+            assert.equal(same.op, "same");
+            const changed = await engine.register(
+                TYPE,
+                "unk",
+                inputs({ name: "u", color: "green", diffUnknown: true }),
+            );
+            assert.equal(changed.op, "update");
+            await engine.destroyAll();
+        });
+
+        it("previews without Create/Update/Delete and without touching state; unknowns reach Check and Diff", async function () {
+            const engine = new Engine(live());
+            const urn = engine.urn(TYPE, "pv");
+            const pc = await engine.register(TYPE, "pv", inputs({ name: UNKNOWN }), { preview: true });
+            assert.equal(pc.op, "preview-create");
+            assert.equal(pc.id, "");
+            assert.equal(pc.outputs.name, UNKNOWN, "a preview's outputs are the checked inputs");
+            assert.deepEqual(methods(), ["check"]);
+            assert.equal(calls()[0].news?.name, UNKNOWN);
+            assert.equal(engine.state.size, 0);
+
+            await engine.register(TYPE, "pv", inputs({ name: "p" }));
+            const before = JSON.stringify(engine.state.get(urn));
+            resetCalls();
+            const pu = await engine.register(TYPE, "pv", inputs({ name: "p", color: UNKNOWN }), { preview: true });
+            assert.equal(pu.op, "preview-update");
+            assert.deepEqual(methods(), ["check", "diff"]);
+            assert.equal(calls()[1].news?.color, UNKNOWN);
+            assert.equal(JSON.stringify(engine.state.get(urn)), before);
+
+            resetCalls();
+            const pr = await engine.register(TYPE, "pv", inputs({ name: "p", kind: UNKNOWN }), { preview: true });
+            assert.equal(pr.op, "preview-replace");
+            assert.deepEqual(methods(), ["check", "diff", "check"]);
+
+            await assert.rejects(
+                engine.register(TYPE, "pv", inputs({ name: UNKNOWN })),
+                /only be registered in a preview/,
+            );
+            await engine.destroyAll();
+        });
+
+        it("refresh detects drift and deletion", async function () {
+            const engine = new Engine(live());
+            const urn = engine.urn(TYPE, "ref");
+            const { id } = await engine.register(TYPE, "ref", inputs({ name: "r", color: "red" }));
+
+            resetCalls();
+            assert.equal((await engine.refresh(urn)).kind, "same");
+            assert.deepEqual(methods(), ["read", "diff"]);
+            assert.equal(calls()[0].props?.url, `https://example.invalid/items/${id}`, "Read gets the prior outputs");
+
+            const store = readStore();
+            store.records[id] = { ...store.records[id], color: "green" };
+            writeStore(store);
+            resetCalls();
+            const drift = await engine.refresh(urn);
+            assert.equal(drift.kind, "drift");
+            assert.equal(drift.before?.color, "red");
+            assert.equal(drift.after?.color, "green");
+            // The engine's refresh diff: olds = refreshed outputs, news = the old inputs.
+            assert.equal(drift.diff?.changes, "some");
+            assert.equal(calls()[1].olds?.color, "green");
+            assert.equal(calls()[1].news?.color, "red");
+            assert.equal(engine.plainState(urn).color, "green");
+            assert.equal(
+                engine.state.get(urn)?.inputs.color,
+                "green",
+                "read returned inputs, which replace the old ones",
+            );
+
+            // The next up sees the drift and updates back.
+            const back = await engine.register(TYPE, "ref", inputs({ name: "r", color: "red" }));
+            assert.equal(back.op, "update");
+
+            const s2 = readStore();
+            delete s2.records[id];
+            writeStore(s2);
+            assert.equal((await engine.refresh(urn)).kind, "deleted");
+            assert.equal(engine.state.size, 0);
+        });
+
+        it("get reads by id with inputs only and never deletes the read resource", async function () {
+            const owner = new Engine(live());
+            const { id } = await owner.register(TYPE, "owned", inputs({ name: "o", color: "red" }));
+
+            const engine = new Engine(live());
+            resetCalls();
+            const got = await engine.get(TYPE, "seen", id, inputs({}));
+            assert.deepEqual(methods(), ["read"]);
+            assert.equal(calls()[0].props?.hasProvider, true, "the plugin fell back to inputs to find __provider");
+            assert.equal(got.external, true);
+            assert.equal(stripSecrets(got.outputs).color, "red");
+
+            resetCalls();
+            await engine.destroyAll();
+            assert.deepEqual(methods(), []);
+            assert.equal(engine.state.size, 0);
+            assert.ok(readStore().records[id], "still exists");
+            await assert.rejects(engine.get(TYPE, "ghost", "r-none", inputs({})), /resource 'r-none' does not exist/);
+            await owner.destroyAll();
+        });
+
+        it("keeps secrets marked in state and strips them on the wire", async function () {
+            const engine = new Engine(live());
+            const urn = engine.urn(TYPE, "sec");
+            await engine.register(TYPE, "sec", inputs({ name: "s", token: secret("s3cr3t-token") }), {
+                additionalSecretOutputs: ["apiKey"],
+            });
+            const create = calls().find((c) => c.method === "create");
+            assert.equal(create?.props?.token, "s3cr3t-token", "the provider receives the plain value");
+
+            const st = engine.state.get(urn);
+            assert.ok(st);
+            assert.ok(isSecret(st.inputs.token), "secret input stays marked in state.inputs");
+            assert.ok(isSecret(st.outputs.token), "an output whose input was secret is marked");
+            assert.ok(isSecret(st.outputs.apiKey), "additionalSecretOutputs are marked");
+            assert.ok(!isSecret(st.outputs.color));
+            const text = engine.unmarkedStateText();
+            assert.ok(!text.includes("s3cr3t-token"));
+            assert.ok(!text.includes(`key-for-${st.id}`));
+            assert.equal(engine.plainState(urn).token, "s3cr3t-token");
+
+            // Marks survive same, update and refresh.
+            await engine.register(TYPE, "sec", inputs({ name: "s", color: "red", token: secret("s3cr3t-token") }), {
+                additionalSecretOutputs: ["apiKey"],
+            });
+            await engine.refresh(urn);
+            assert.ok(!engine.unmarkedStateText().includes("s3cr3t-token"));
+            assert.ok(isSecret(engine.state.get(urn)?.inputs.token));
+            await engine.destroyAll();
+        });
+
+        it("records a partial failure from Create and retries initialisation with an Update", async function () {
+            const engine = new Engine(live());
+            const urn = engine.urn(TYPE, "half");
+            const err = await engine.register(TYPE, "half", inputs({ name: "h", failInit: true })).then(
+                () => undefined,
+                (e: unknown) => e,
+            );
+            assert.ok(err instanceof PluginError);
+            assert.equal(err.message, "created but not healthy");
+            assert.equal(err.initFailures.length, 1);
+            const failure = err.initFailures[0];
+            assert.match(failure.id, /^r\d+$/);
+            assert.deepEqual(failure.reasons, ["health check failed"]);
+            assert.equal(failure.properties.name, "h");
+
+            const st = engine.state.get(urn);
+            assert.equal(st?.id, failure.id);
+            assert.deepEqual(st?.initErrors, ["health check failed"]);
+
+            // Measured trap: the plugin packs the error's `properties` as they are, without
+            // `__provider`, and Delete (like a refresh's Read) looks for the provider only in the
+            // stored outputs. Deleting the half-created resource therefore fails until an update
+            // has stored outputs that carry `__provider` again.
+            await assert.rejects(engine.destroy(urn), /code must be a string, not undefined/);
+            assert.ok(engine.state.get(urn), "a failed delete keeps the resource in state");
+
+            resetCalls();
+            const retry = await engine.register(TYPE, "half", inputs({ name: "h", failInit: true }));
+            assert.equal(retry.op, "update");
+            assert.deepEqual(methods(), ["check", "diff", "update"]);
+            assert.equal(engine.state.get(urn)?.initErrors, undefined);
+            await engine.destroyAll();
+        });
+
+        it('fails like the engine when Create returns a numeric id (it arrives as "")', async function () {
+            const engine = new Engine(live());
+            await assert.rejects(
+                engine.register(TYPE, "numeric", inputs({ name: "n", numericId: true })),
+                /returned empty resource\.ID from create/,
+            );
+            assert.equal(engine.state.size, 0, "nothing recorded: the created record leaks");
+        });
+
+        it("imports an existing resource when the inputs match, and refuses otherwise", async function () {
+            const owner = new Engine(live());
+            const { id } = await owner.register(TYPE, "to-import", inputs({ name: "i", color: "red" }));
+            owner.state.clear(); // forget it, as if created outside Pulumi
+
+            const engine = new Engine(live());
+            resetCalls();
+            const bad = await engine.register(TYPE, "imp", inputs({ name: "i", color: "blue" }), { importId: id }).then(
+                () => undefined,
+                (e: unknown) => e,
+            );
+            assert.ok(bad instanceof ImportMismatchError);
+            assert.deepEqual(methods(), ["read", "check", "diff"]);
+            assert.equal(engine.state.size, 0);
+
+            const ok = await engine.register(TYPE, "imp", inputs({ name: "i", color: "red" }), { importId: id });
+            assert.equal(ok.op, "import");
+            assert.equal(ok.id, id);
+            // Keeping the import option with the same id afterwards is an ordinary registration.
+            const again = await engine.register(TYPE, "imp", inputs({ name: "i", color: "red" }), { importId: id });
+            assert.equal(again.op, "same");
+            await engine.destroyAll();
+            assert.equal(readStore().records[id], undefined);
+        });
+
+        it("destroyAll deletes managed resources in reverse creation order", async function () {
+            const engine = new Engine(live());
+            const a = await engine.register(TYPE, "order-a", inputs({ name: "a" }));
+            const b = await engine.register(TYPE, "order-b", inputs({ name: "b" }));
+            const c = await engine.register(TYPE, "order-c", inputs({ name: "c" }));
+            resetCalls();
+            await engine.destroyAll();
+            assert.deepEqual(
+                calls().map((x) => x.id),
+                [c.id, b.id, a.id],
+            );
+            assert.equal(engine.state.size, 0);
+        });
+    });
+});
