@@ -21,3 +21,11 @@ export {
 } from "./client/errors";
 export { configKeys, envVars, DEFAULT_API_URL } from "./config";
 export { connectionLimits } from "./schema/connection";
+export { LegacyWebhook } from "./resources/legacyWebhook";
+export type {
+    LegacyWebhookArgs,
+    LegacyWebhookInputs,
+    LegacyWebhookOutputs,
+    LegacyHeader,
+} from "./resources/legacyWebhook";
+export { legacyLimits } from "./schema/legacy";

@@ -10,12 +10,22 @@
  * in state, no secrets, and the installed package's code runs for existing resources too.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ChatbotApiError } from "../client/errors";
 import type { Connection } from "../schema/connection";
 import type { CheckFailure } from "../schema/validate";
-import { configureFromStack, type ProviderConfig } from "../config";
-import { UNKNOWN } from "../schema/validate";
-import { inputsDiffer, providerModule, secretIfSet, partialFailure, type Plain } from "./common";
+import {
+    api,
+    checkInputs,
+    diffInputs,
+    envelopeId,
+    formatError,
+    label,
+    partialFailure,
+    pick,
+    providerModule,
+    secretIfSet,
+    unlessNotFound,
+    type Plain,
+} from "./common";
 
 const PATH = "/v2/integrations/webhook";
 
@@ -113,96 +123,64 @@ export class WebhookConnection extends pulumi.dynamic.Resource {
 // ---------------------------------------------------------------------------------------------
 // The dynamic provider: this module's exports, called by the plugin.
 
-export function configure(req: { config: ProviderConfig }): Promise<void> {
-    configureFromStack(req.config);
-    return Promise.resolve();
-}
+export { configure } from "./common";
 
-export async function check(
-    _olds: Plain,
-    news: Plain,
-): Promise<{ inputs: Plain; failures: CheckFailure[] }> {
-    const { validate } = require("../schema/validate") as typeof import("../schema/validate");
+export async function check(_olds: Plain, news: Plain): Promise<{ inputs: Plain; failures: CheckFailure[] }> {
     const { connectionCreateSchema } = require("../schema/connection") as typeof import("../schema/connection");
-    const inputs: Plain = {};
-    for (const key of INPUT_KEYS) if (news[key] !== undefined && news[key] !== null) inputs[key] = news[key];
-    const result = validate(connectionCreateSchema, inputs);
-    return { inputs, failures: result.ok ? [] : result.failures };
+    return checkInputs(connectionCreateSchema, INPUT_KEYS, news);
 }
 
-export async function diff(
-    _id: string,
-    olds: Plain,
-    news: Plain,
-): Promise<{ changes: boolean; replaces: string[]; deleteBeforeReplace: boolean }> {
-    // olds are the outputs in state (the plugin never passes old inputs), so a change made by hand
-    // and found by refresh shows here as a difference from the program.
-    const replaces = news.storyId === UNKNOWN || olds.storyId !== news.storyId ? ["storyId"] : [];
-    const changes = replaces.length > 0 || INPUT_KEYS.some((k) => inputsDiffer(olds[k], news[k]));
-    return { changes, replaces, deleteBeforeReplace: false };
+/** A new story replaces the connection (the update body has no storyId); the rest updates. */
+export async function diff(_id: string, olds: Plain, news: Plain) {
+    return diffInputs(INPUT_KEYS, ["storyId"], olds, news);
 }
 
 export async function create(inputs: Plain): Promise<{ id: string; outs: Plain }> {
     const desired = inputs as unknown as WebhookConnectionInputs;
-    const what = `create webhook connection "${desired.name}"`;
-    const envelope = await api().request("POST", PATH, { operation: what, body: body(desired, true), secrets: secretsOf(desired) });
-    const id = createdId(envelope, what);
+    const operation = `create webhook connection "${desired.name}"`;
+    const secrets = secretsOf(desired);
+    const envelope = await api().request("POST", PATH, { operation, body: body(desired, true), secrets });
+    const id = envelopeId(envelope, operation, "connection");
     try {
-        return { id, outs: await readOutputs(id, `read back webhook connection "${desired.name}" (${id})`, secretsOf(desired)) };
+        return { id, outs: await readOutputs(id, `read back webhook connection ${label(inputs, id)}`, secrets) };
     } catch (e) {
         // It exists: record it (a partial failure), so the next run reads it instead of creating another.
-        throw partialFailure(e, id, expectedOutputs(desired));
+        throw partialFailure(e, id, expectedOutputs(desired), inputs);
     }
 }
 
 export async function read(id: string, props: Plain): Promise<{ id: string; props: Plain; inputs?: Plain }> {
-    const { NotFoundError } = require("../client/errors") as typeof import("../client/errors");
-    const label = typeof props.name === "string" ? `"${props.name}" (${id})` : id;
-    try {
-        const outs = await readOutputs(id, `read webhook connection ${label}`, secretsOf(props));
-        return { id, props: outs, inputs: pick(outs, INPUT_KEYS) };
-    } catch (e) {
-        if (e instanceof NotFoundError) return { id: "", props: {} }; // gone: refresh drops it
-        throw e;
-    }
+    const outs = await unlessNotFound(() =>
+        readOutputs(id, `read webhook connection ${label(props, id)}`, secretsOf(props)),
+    );
+    // Gone: an empty id tells the engine to drop it from state.
+    return outs ? { id, props: outs, inputs: pick(outs, INPUT_KEYS) } : { id: "", props: {} };
 }
 
+/** PUT carries the whole desired state: what the program left out is removed remotely. */
 export async function update(id: string, olds: Plain, news: Plain): Promise<{ outs: Plain }> {
     const desired = news as unknown as WebhookConnectionInputs;
     const secrets = [...secretsOf(desired), ...secretsOf(olds)];
-    const label = `"${desired.name}" (${id})`;
-    await api().request("PUT", `${PATH}/${encodeURIComponent(id)}`, {
-        operation: `update webhook connection ${label}`,
-        body: body(desired, false),
-        secrets,
-    });
+    const operation = `update webhook connection ${label(news, id)}`;
+    await api().request("PUT", `${PATH}/${encodeURIComponent(id)}`, { operation, body: body(desired, false), secrets });
     try {
-        return { outs: await readOutputs(id, `read back webhook connection ${label}`, secrets) };
+        return { outs: await readOutputs(id, `read back webhook connection ${label(news, id)}`, secrets) };
     } catch (e) {
-        throw partialFailure(e, id, { ...olds, ...expectedOutputs(desired), story: olds.story });
+        throw partialFailure(e, id, { ...olds, ...expectedOutputs(desired), story: olds.story }, news);
     }
 }
 
+/** A connection that is already gone is not an error. */
 async function deleteConnection(id: string, props: Plain): Promise<void> {
-    const { NotFoundError } = require("../client/errors") as typeof import("../client/errors");
-    const label = typeof props.name === "string" ? `"${props.name}" (${id})` : id;
-    try {
-        await api().request("DELETE", `${PATH}/${encodeURIComponent(id)}`, {
-            operation: `delete webhook connection ${label}`,
-            secrets: secretsOf(props),
-        });
-    } catch (e) {
-        if (!(e instanceof NotFoundError)) throw e; // already gone: nothing to do
-    }
+    const operation = `delete webhook connection ${label(props, id)}`;
+    await unlessNotFound(() =>
+        api().request("DELETE", `${PATH}/${encodeURIComponent(id)}`, { operation, secrets: secretsOf(props) }),
+    );
 }
 export { deleteConnection as delete };
 
 // ---------------------------------------------------------------------------------------------
 // Mapping between inputs, the API's bodies and outputs
-
-function api() {
-    return (require("../config") as typeof import("../config")).apiClient();
-}
 
 /** The request body: the whole desired state. Absent token, headers or auth remove them. */
 function body(d: WebhookConnectionInputs, withStory: boolean): Plain {
@@ -217,7 +195,8 @@ async function readOutputs(id: string, operation: string, secrets: string[]): Pr
     const { connectionSchema } = require("../schema/connection") as typeof import("../schema/connection");
     const raw = await api().request("GET", `${PATH}/${encodeURIComponent(id)}`, { operation, secrets });
     const parsed = connectionSchema.safeParse(raw);
-    if (!parsed.success) throw formatError(operation, "The connection it returned does not have the documented fields.");
+    if (!parsed.success)
+        throw formatError(operation, "The connection it returned does not have the documented fields.");
     return toOutputs(parsed.data);
 }
 
@@ -242,28 +221,8 @@ function expectedOutputs(d: WebhookConnectionInputs): Plain {
     return { ...body(d, true), story: { id: d.storyId, name: "" }, lastError: null, createdAt: "", updatedAt: "" };
 }
 
-function createdId(envelope: unknown, operation: string): string {
-    const id = envelope !== null && typeof envelope === "object" ? (envelope as { id?: unknown }).id : undefined;
-    if (typeof id !== "string" || id === "") {
-        throw formatError(operation, "Its answer carries no connection id; check the ChatBot dashboard for a new connection before retrying.");
-    }
-    return id;
-}
-
-function formatError(operation: string, summary: string): ChatbotApiError {
-    const { ResponseFormatError } = require("../client/errors") as typeof import("../client/errors");
-    return new ResponseFormatError({ operation }, summary);
-}
-
 function secretsOf(v: Partial<WebhookConnectionInputs> | Plain): string[] {
     const p = v as Partial<WebhookConnectionInputs>;
     const headers = p.headers && typeof p.headers === "object" ? Object.values(p.headers) : [];
     return [p.token, p.auth?.password, ...headers].filter((s): s is string => typeof s === "string");
 }
-
-function pick(o: Plain, keys: ReadonlyArray<string>): Plain {
-    const out: Plain = {};
-    for (const k of keys) if (o[k] !== undefined) out[k] = o[k];
-    return out;
-}
-

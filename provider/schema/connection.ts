@@ -18,7 +18,10 @@ export const connectionLimits = {
 const L = connectionLimits;
 
 export const connectionHeadersSchema = z
-    .record(headerName(), headerValue(0), { error: "must be an object of header names to string values" })
+    .record(headerName(), headerValue(0), {
+        error: (issue) =>
+            issue.code === "invalid_type" ? "must be an object of header names to string values" : undefined,
+    })
     .refine((h) => Object.keys(h).length >= L.headers.min && Object.keys(h).length <= L.headers.max, {
         error: `must have ${L.headers.min} to ${L.headers.max} headers`,
     });

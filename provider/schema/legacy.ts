@@ -24,7 +24,15 @@ function isPublicHost(hostname: string): boolean {
     const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(h);
     if (!m) return h.includes(".") || h.includes(":");
     const [a, b] = [Number(m[1]), Number(m[2])];
-    return !(a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127));
+    return !(
+        a === 0 ||
+        a === 10 ||
+        a === 127 ||
+        (a === 169 && b === 254) ||
+        (a === 172 && b >= 16 && b <= 31) ||
+        (a === 192 && b === 168) ||
+        (a === 100 && b >= 64 && b <= 127)
+    );
 }
 
 export const legacyHeaderSchema = record({

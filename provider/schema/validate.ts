@@ -56,7 +56,10 @@ export function validate<T>(
     for (const issue of result.error.issues) {
         if (valueAt(input, issue.path).unknown) continue;
         const property = propertyPath(issue.path);
-        failures.push({ property, reason: property ? `${property}: ${issue.message}` : issue.message });
+        // A bad record key arrives wrapped: the key's own issue says what is wrong with it.
+        const inner = issue.code === "invalid_key" ? issue.issues[0]?.message : undefined;
+        const message = inner ?? issue.message;
+        failures.push({ property, reason: property ? `${property}: ${message}` : message });
     }
     return failures.length === 0 ? { ok: true, value: input as T } : { ok: false, failures };
 }

@@ -261,7 +261,8 @@ export class ChatbotSimulator {
             if (method === "POST") return this.createConnection(body);
         } else if (path.startsWith(`${V2}/`)) {
             const id = decodeURIComponent(path.slice(V2.length + 1));
-            if (id.length !== connectionLimits.idLength) return [400, envelope(400, `id must be exactly ${connectionLimits.idLength} characters`)];
+            if (id.length !== connectionLimits.idLength)
+                return [400, envelope(400, `id must be exactly ${connectionLimits.idLength} characters`)];
             const c = this.connections.get(id);
             if (!c) return [404, envelope(404, `webhook connection ${id} not found`)];
             if (method === "GET") return [200, singleRead(c)];
@@ -272,7 +273,15 @@ export class ChatbotSimulator {
             }
         } else if (path === LEGACY || path === `${LEGACY}/`) {
             if (method === "GET") {
-                return [200, [...this.legacy.values()].map((w) => ({ id: w.id, name: w.name, url: w.url, error: w.error ? w.error.message : null }))];
+                return [
+                    200,
+                    [...this.legacy.values()].map((w) => ({
+                        id: w.id,
+                        name: w.name,
+                        url: w.url,
+                        error: w.error ? w.error.message : null,
+                    })),
+                ];
             }
             if (method === "POST") return this.writeLegacy(undefined, body);
         } else if (path.startsWith(`${LEGACY}/`)) {
@@ -330,7 +339,8 @@ export class ChatbotSimulator {
 }
 
 function checkBody<T>(schema: z.ZodType<T>, body: unknown): { ok: true; value: T } | { ok: false; message: string } {
-    if (body === null || typeof body !== "object" || Array.isArray(body)) return { ok: false, message: "body must be a JSON object" };
+    if (body === null || typeof body !== "object" || Array.isArray(body))
+        return { ok: false, message: "body must be a JSON object" };
     const r = validate(schema, body);
     return r.ok ? r : { ok: false, message: describeFailures(r.failures) };
 }
@@ -356,7 +366,15 @@ function envelope(code: number, message?: string) {
 }
 
 function listItem(c: StoredConnection) {
-    return { id: c.id, story: c.story, name: c.name, url: c.url, error: c.error ?? false, createdAt: c.createdAt, updatedAt: c.updatedAt };
+    return {
+        id: c.id,
+        story: c.story,
+        name: c.name,
+        url: c.url,
+        error: c.error ?? false,
+        createdAt: c.createdAt,
+        updatedAt: c.updatedAt,
+    };
 }
 
 function singleRead(c: StoredConnection) {
@@ -369,7 +387,11 @@ function newId(): string {
 
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
     const text = JSON.stringify(body);
-    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+    res.writeHead(status, {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(text),
+        ...headers,
+    });
     res.end(text);
 }
 

@@ -1,0 +1,68 @@
+/**
+ * Shared test set-up: the package as users install it (from `npm pack`, under node_modules), the
+ * simulator, and the real dynamic-provider plugin driven by the engine stand-in.
+ */
+import * as path from "path";
+import { createRequire } from "module";
+import type * as Package from "pulumi-chatbot";
+import type * as Testing from "pulumi-chatbot/testing";
+import { secret, startProviderPlugin, type ProviderPlugin } from "./engine/plugin";
+import { serializeProvider } from "./engine/serialize";
+import { Engine } from "./engine/engine";
+
+export const root = path.resolve(__dirname, "..");
+
+/** `require` as a file in the root's node_modules sees it: the installed package, not the checkout. */
+export const installedRequire = createRequire(path.join(root, "node_modules", "_tests_.js"));
+
+export function installedPackage(): typeof Package {
+    return installedRequire("pulumi-chatbot");
+}
+
+export function installedTesting(): typeof Testing {
+    return installedRequire("pulumi-chatbot/testing");
+}
+
+/** The `__provider` value a program stores for a resource of the given module, serialized as the
+ *  SDK does. */
+export async function providerText(resourceModule: "webhookConnection" | "legacyWebhook"): Promise<string> {
+    return serializeProvider(installedRequire(`pulumi-chatbot/providers/${resourceModule}`));
+}
+
+export interface Stack {
+    sim: Testing.ChatbotSimulator;
+    plugin: ProviderPlugin;
+    engine: Engine;
+    close(): Promise<void>;
+}
+
+/**
+ * A simulator and a plugin that reaches it. By default the token and address come from the
+ * environment (CHATBOT_TOKEN, CHATBOT_API_URL); `via: "config"` passes them as stack config.
+ */
+export async function startStack(
+    opts: { via?: "env" | "config"; token?: string; stories?: Record<string, string> } = {},
+): Promise<Stack> {
+    const { ChatbotSimulator } = installedTesting();
+    const sim = await ChatbotSimulator.start({ stories: opts.stories });
+    const token = opts.token ?? sim.token;
+    const viaConfig = opts.via === "config";
+    const plugin = await startProviderPlugin({
+        cwd: root,
+        env: viaConfig
+            ? { CHATBOT_TOKEN: undefined, CHATBOT_API_URL: undefined }
+            : { CHATBOT_TOKEN: token, CHATBOT_API_URL: sim.url },
+    });
+    // As the CLI sends it: the token is secret config.
+    await plugin.configure(viaConfig ? { "chatbot:token": secret(token), "chatbot:apiUrl": sim.url } : {});
+    const engine = new Engine(plugin);
+    return {
+        sim,
+        plugin,
+        engine,
+        async close() {
+            await plugin.close();
+            await sim.close();
+        },
+    };
+}
