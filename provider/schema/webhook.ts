@@ -1,0 +1,244 @@
+/**
+ * The payloads of a webhook call: the request ChatBot POSTs to a user's backend, and the response
+ * the backend must return (bot responses, buttons, attributes). Every documented limit is written
+ * once, in `webhookLimits`, and read by the schemas below, the handler and the probe.
+ *
+ * Responses and buttons are strict (an unknown key fails) so a typo such as `mesage` is caught
+ * before ChatBot silently drops it. The request is lenient: ChatBot may send more than is documented.
+ */
+import { z } from "zod";
+import { integer, list, record, text } from "./fields";
+
+const range = (min: number, max: number) => ({ min, max }) as const;
+
+export const webhookLimits = {
+    /** ChatBot rejects a call that takes longer, including any proxy or load balancer (ms). */
+    callTimeoutMs: 10_000,
+    /** Redirects ChatBot follows on a webhook call; a second one fails the call. */
+    maxRedirects: 1,
+    /** Pause before a bot response is sent (ms); ChatBot uses `default` when it is absent. */
+    delay: { min: 100, max: 10_000, default: 1000 },
+    responses: {
+        text: { message: range(1, 1024) },
+        randomText: { messages: range(1, 20), message: range(1, 1024) },
+        image: { imageUrl: range(1, 2048) },
+        quickReplies: { title: range(1, 640), buttons: range(1, 13) },
+        cards: { title: range(1, 80), subtitle: range(1, 80), imageUrl: range(1, 2048), buttons: range(1, 5) },
+        buttons: { title: range(1, 640), buttons: range(1, 5) },
+    },
+    buttons: {
+        postback: { title: range(1, 20), value: range(1, 2000) },
+        goto: { title: range(1, 20), value: range(36, 36) },
+        url: { title: range(0, 20), value: range(0, 2048) },
+        webview: {
+            title: range(1, 20),
+            value: range(1, 2048),
+            heights: ["full", "tall", "compact"],
+            defaultHeight: "compact",
+        },
+        phone: { title: range(1, 20), value: range(3, 16) },
+    },
+} as const;
+
+const L = webhookLimits;
+const sized = (r: { readonly min: number; readonly max: number }) => text(r.min, r.max);
+
+/** An option of a union discriminated on `type`: a strict object whose `type` is one literal. */
+type Typed = z.ZodObject<{ type: z.ZodLiteral<string> }, z.core.$strict>;
+
+/**
+ * A union discriminated on `type` whose failure for an unknown or missing type lists the allowed
+ * ones ("must be one of text, randomText, ..."), instead of zod's generic "invalid input". The
+ * list is read from the options, so a type is named once, in its schema.
+ */
+function byType<const Options extends readonly [Typed, ...Typed[]]>(options: Options) {
+    const allowed = options.map((o) => o.shape.type.value).join(", ");
+    return z.discriminatedUnion("type", options, {
+        error: (issue) => (issue.code === "invalid_union" ? `must be one of ${allowed}` : "must be an object"),
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Buttons (2.7)
+
+/** A story node id: 36 characters, a version 4 UUID (version nibble 4, variant 8, 9, a or b). */
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+/** `+` and then digits only: with 3 to 16 characters that is 2 to 15 digits, as in E.164. */
+const PHONE = /^\+[0-9]{2,}$/;
+
+export const postbackButtonSchema = record({
+    type: z.literal("postback"),
+    title: sized(L.buttons.postback.title),
+    value: sized(L.buttons.postback.value),
+});
+
+export const gotoButtonSchema = record({
+    type: z.literal("goto"),
+    title: sized(L.buttons.goto.title),
+    value: sized(L.buttons.goto.value).regex(UUID_V4, { error: "must be a UUIDv4 (the id of a story node)" }),
+});
+
+export const urlButtonSchema = record({
+    type: z.literal("url"),
+    title: sized(L.buttons.url.title),
+    value: sized(L.buttons.url.value),
+});
+
+export const webviewButtonSchema = record({
+    type: z.literal("webview"),
+    title: sized(L.buttons.webview.title),
+    value: sized(L.buttons.webview.value),
+    // Optional on input: ChatBot uses `defaultHeight`. Not filled in, so the parsed value is what was sent.
+    height: z
+        .enum(L.buttons.webview.heights, { error: `must be one of ${L.buttons.webview.heights.join(", ")}` })
+        .optional(),
+});
+
+export const phoneButtonSchema = record({
+    type: z.literal("phone"),
+    title: sized(L.buttons.phone.title),
+    value: sized(L.buttons.phone.value).regex(PHONE, { error: "must be + followed by at least 2 digits" }),
+});
+
+/** The buttons quick replies may carry. */
+export const quickReplyButtonSchema = byType([postbackButtonSchema, gotoButtonSchema]);
+
+/** The buttons cards and a buttons response may carry: all five. */
+export const buttonSchema = byType([
+    postbackButtonSchema,
+    gotoButtonSchema,
+    urlButtonSchema,
+    webviewButtonSchema,
+    phoneButtonSchema,
+]);
+
+// ---------------------------------------------------------------------------------------------
+// Bot responses (2.6)
+
+/** Every response may say how long to wait before it is sent; absent means ChatBot's default. */
+const delay = integer(L.delay.min, L.delay.max).optional();
+
+export const textResponseSchema = record({
+    type: z.literal("text"),
+    delay,
+    message: sized(L.responses.text.message),
+});
+
+export const randomTextResponseSchema = record({
+    type: z.literal("randomText"),
+    delay,
+    messages: list(
+        sized(L.responses.randomText.message),
+        L.responses.randomText.messages.min,
+        L.responses.randomText.messages.max,
+    ),
+});
+
+export const imageResponseSchema = record({
+    type: z.literal("image"),
+    delay,
+    imageUrl: sized(L.responses.image.imageUrl),
+});
+
+export const quickRepliesResponseSchema = record({
+    type: z.literal("quickReplies"),
+    delay,
+    title: sized(L.responses.quickReplies.title),
+    buttons: list(quickReplyButtonSchema, L.responses.quickReplies.buttons.min, L.responses.quickReplies.buttons.max),
+});
+
+export const cardSchema = record({
+    title: sized(L.responses.cards.title),
+    subtitle: sized(L.responses.cards.subtitle),
+    imageUrl: sized(L.responses.cards.imageUrl),
+    buttons: list(buttonSchema, L.responses.cards.buttons.min, L.responses.cards.buttons.max),
+});
+
+export const cardsResponseSchema = record({
+    type: z.literal("cards"),
+    delay,
+    // The doc gives no count limit for elements, so none is enforced here.
+    elements: z.array(cardSchema, { error: "must be a list" }),
+});
+
+export const buttonsResponseSchema = record({
+    type: z.literal("buttons"),
+    delay,
+    title: sized(L.responses.buttons.title),
+    buttons: list(buttonSchema, L.responses.buttons.buttons.min, L.responses.buttons.buttons.max),
+});
+
+export const botResponseSchema = byType([
+    textResponseSchema,
+    randomTextResponseSchema,
+    imageResponseSchema,
+    quickRepliesResponseSchema,
+    cardsResponseSchema,
+    buttonsResponseSchema,
+]);
+
+// ---------------------------------------------------------------------------------------------
+// The call: request (2.4) and response (2.5)
+
+const attributesSchema = z.record(z.string(), z.unknown(), { error: "must be an object" });
+
+/**
+ * The response a backend returns. Both properties are optional, so `{}` is valid (the chat goes
+ * on with nothing said and nothing stored); `{ attributes }` alone is the documented
+ * attributes-only answer. No count limit on `responses` is documented, so an empty list passes.
+ * Strict at the top as well: `{ response: [...] }` is a typo ChatBot would silently ignore.
+ */
+export const webhookResponseSchema = record({
+    responses: z.array(botResponseSchema, { error: "must be a list" }).optional(),
+    attributes: attributesSchema.optional(),
+});
+
+const str = z.string({ error: "must be a string" });
+
+/**
+ * The request ChatBot POSTs. Lenient: keys beyond the documented ones are kept (ChatBot may add
+ * some), `externalId` may be absent or null (only channel integrations supply one), and the
+ * attribute objects may be absent.
+ */
+export const webhookRequestSchema = z.looseObject(
+    {
+        chatId: str,
+        messageId: str,
+        userId: str,
+        externalId: str.nullish(),
+        node: z.looseObject(
+            {
+                id: str,
+                name: str,
+                type: z.literal("WEBHOOK", { error: 'must be "WEBHOOK"' }),
+                webhookId: str,
+                webhookName: str,
+            },
+            { error: "must be an object" },
+        ),
+        userAttributes: attributesSchema.optional(),
+        attributes: attributesSchema.optional(),
+    },
+    { error: "must be an object" },
+);
+
+export type PostbackButton = z.infer<typeof postbackButtonSchema>;
+export type GotoButton = z.infer<typeof gotoButtonSchema>;
+export type UrlButton = z.infer<typeof urlButtonSchema>;
+export type WebviewButton = z.infer<typeof webviewButtonSchema>;
+export type PhoneButton = z.infer<typeof phoneButtonSchema>;
+export type QuickReplyButton = z.infer<typeof quickReplyButtonSchema>;
+export type Button = z.infer<typeof buttonSchema>;
+export type WebviewHeight = (typeof webhookLimits.buttons.webview.heights)[number];
+
+export type TextResponse = z.infer<typeof textResponseSchema>;
+export type RandomTextResponse = z.infer<typeof randomTextResponseSchema>;
+export type ImageResponse = z.infer<typeof imageResponseSchema>;
+export type QuickRepliesResponse = z.infer<typeof quickRepliesResponseSchema>;
+export type Card = z.infer<typeof cardSchema>;
+export type CardsResponse = z.infer<typeof cardsResponseSchema>;
+export type ButtonsResponse = z.infer<typeof buttonsResponseSchema>;
+export type BotResponse = z.infer<typeof botResponseSchema>;
+
+export type WebhookResponse = z.infer<typeof webhookResponseSchema>;
+export type WebhookRequest = z.infer<typeof webhookRequestSchema>;
