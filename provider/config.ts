@@ -4,13 +4,27 @@
  * Stack config (`chatbot:token`, secret; `chatbot:apiUrl`) is read in the provider's `configure`;
  * the environment (`CHATBOT_TOKEN`, `CHATBOT_API_URL`) fills what config leaves out. Settings live
  * in this process only: never in resource inputs, state or messages.
+ *
+ * How patient the client is can be tuned from the environment (whole milliseconds or counts):
+ * `CHATBOT_REQUEST_TIMEOUT_MS` (one attempt, default 30000), `CHATBOT_RETRY_MAX_ATTEMPTS` (5),
+ * `CHATBOT_RETRY_BASE_MS` (first backoff, 500), `CHATBOT_RETRY_MAX_ELAPSED_MS` (all retries, 60000),
+ * `CHATBOT_MAX_IN_FLIGHT` (requests at once, 32). Tests shrink the waits with them.
  */
-import { ChatbotClient } from "./client/client";
+import { ChatbotClient, type ClientOptions } from "./client/client";
 
 export const DEFAULT_API_URL = "https://api.chatbot.com";
 
 export const configKeys = { token: "chatbot:token", apiUrl: "chatbot:apiUrl" } as const;
 export const envVars = { token: "CHATBOT_TOKEN", apiUrl: "CHATBOT_API_URL" } as const;
+
+/** Environment variables that tune timeouts, retries and the in-flight limit. */
+export const tuningEnvVars = {
+    timeoutMs: "CHATBOT_REQUEST_TIMEOUT_MS",
+    maxAttempts: "CHATBOT_RETRY_MAX_ATTEMPTS",
+    baseDelayMs: "CHATBOT_RETRY_BASE_MS",
+    maxElapsedMs: "CHATBOT_RETRY_MAX_ELAPSED_MS",
+    maxInFlight: "CHATBOT_MAX_IN_FLIGHT",
+} as const;
 
 /** What the dynamic-provider plugin hands `configure`: the whole stack config. */
 export interface ProviderConfig {
@@ -41,10 +55,7 @@ export class SettingsError extends Error {
     }
 }
 
-export interface Settings {
-    apiUrl: string;
-    token: string;
-}
+export type Settings = ClientOptions;
 
 export function resolveSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     const token = fromStack.token ?? nonEmpty(env[envVars.token]);
@@ -65,13 +76,32 @@ export function resolveSettings(env: NodeJS.ProcessEnv = process.env): Settings 
         const source = fromStack.apiUrl !== undefined ? configKeys.apiUrl : envVars.apiUrl;
         throw new SettingsError(`${source} must be an absolute http:// or https:// URL.`);
     }
-    return { apiUrl, token };
+    const int = (key: keyof typeof tuningEnvVars, min: number): number | undefined => {
+        const raw = nonEmpty(env[tuningEnvVars[key]]);
+        if (raw === undefined) return undefined;
+        if (!/^\d+$/.test(raw) || Number(raw) < min) {
+            throw new SettingsError(`${tuningEnvVars[key]} must be a whole number, at least ${min}.`);
+        }
+        return Number(raw);
+    };
+    return {
+        apiUrl,
+        token,
+        timeoutMs: int("timeoutMs", 1),
+        maxInFlight: int("maxInFlight", 1),
+        retry: {
+            maxAttempts: int("maxAttempts", 1),
+            baseDelayMs: int("baseDelayMs", 0),
+            maxElapsedMs: int("maxElapsedMs", 0),
+        },
+    };
 }
 
-/** The client for the current settings; one per process while they stay the same. */
+/** The client for the current settings: one per process (one pool, one in-flight limit) while
+ *  they stay the same. */
 export function apiClient(): ChatbotClient {
     const s = resolveSettings();
-    const key = `${s.apiUrl}\n${s.token}`;
+    const key = JSON.stringify(s);
     if (!cached || cached.key !== key) cached = { key, client: new ChatbotClient(s) };
     return cached.client;
 }

@@ -24,7 +24,8 @@ describe("ChatBot API simulator and client", () => {
 
     before(async () => {
         sim = await ChatbotSimulator.start();
-        client = new ChatbotClient({ apiUrl: sim.url, token: sim.token });
+        // One attempt per request: these tests look at single answers (retries: tests/client.test.ts).
+        client = new ChatbotClient({ apiUrl: sim.url, token: sim.token, retry: { maxAttempts: 1 } });
     });
     after(() => sim.close());
 
@@ -112,7 +113,7 @@ describe("ChatBot API simulator and client", () => {
     });
 
     it("401 says the developer access token was rejected, and never shows it", async () => {
-        const bad = new ChatbotClient({ apiUrl: sim.url, token: "wrong-token-value" });
+        const bad = new ChatbotClient({ apiUrl: sim.url, token: "wrong-token-value", retry: { maxAttempts: 1 } });
         await assert.rejects(bad.request("GET", V2, { operation: "list webhook connections" }), (e: unknown) => {
             assert.ok(e instanceof AuthenticationError);
             assert.match(e.message, /HTTP 401 \(unauthorized\)/);
@@ -145,7 +146,7 @@ describe("ChatBot API simulator and client", () => {
         const closed = await ChatbotSimulator.start();
         const url = closed.url;
         await closed.close();
-        const c = new ChatbotClient({ apiUrl: url, token: "t" });
+        const c = new ChatbotClient({ apiUrl: url, token: "t", retry: { maxAttempts: 1 } });
         await assert.rejects(c.request("GET", V2, op), (e: unknown) => {
             assert.ok(e instanceof ConnectionError);
             assert.ok(e.message.includes(url), e.message);

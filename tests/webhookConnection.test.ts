@@ -314,16 +314,17 @@ describe("WebhookConnection through the dynamic-provider plugin", function () {
             assert.ok(!stack.plugin.stderr().includes("not-the-right-token"));
         });
 
-        it("500 on update leaves the state as it was, and the next run succeeds", async () => {
+        it("500 on update (every retry) leaves the state as it was, and the next run succeeds", async () => {
             const r = await stack.engine.register(TYPE, "orders", inputs(), SECRET_OUTPUTS);
             const urn = [...stack.engine.state.keys()][0];
             const before = stack.engine.plainState(urn);
-            stack.sim.inject({ method: "PUT", fault: { status: 500 } });
+            stack.sim.inject({ method: "PUT", fault: { status: 500 }, times: 10 });
             await assert.rejects(
                 stack.engine.register(TYPE, "orders", inputs({ name: "renamed" }), SECRET_OUTPUTS),
                 /update webhook connection "renamed" \(\w{24}\) failed: ChatBot API answered HTTP 500/,
             );
             assert.deepEqual(stack.engine.plainState(urn), before);
+            stack.sim.clearFaults();
             assert.equal(
                 (await stack.engine.register(TYPE, "orders", inputs({ name: "renamed" }), SECRET_OUTPUTS)).op,
                 "update",
@@ -332,7 +333,7 @@ describe("WebhookConnection through the dynamic-provider plugin", function () {
         });
 
         it("create that succeeds but cannot be read back is still recorded (no second connection)", async () => {
-            stack.sim.inject({ method: "GET", fault: { status: 500 } });
+            stack.sim.inject({ method: "GET", fault: { status: 500 }, times: 10 });
             await assert.rejects(stack.engine.register(TYPE, "orders", inputs(), SECRET_OUTPUTS), (e: unknown) => {
                 assert.ok(e instanceof PluginError);
                 assert.equal(e.initFailures.length, 1);
@@ -340,15 +341,16 @@ describe("WebhookConnection through the dynamic-provider plugin", function () {
                 return true;
             });
             assert.equal(stack.engine.state.size, 1, "recorded as a partial failure");
+            stack.sim.clearFaults();
             const again = await stack.engine.register(TYPE, "orders", inputs(), SECRET_OUTPUTS);
             assert.notEqual(again.op, "create");
             assert.equal(stack.sim.listConnections().length, 1, "no duplicate");
         });
 
-        it("500 on refresh is an error and keeps the resource", async () => {
+        it("500 on refresh (every retry) is an error and keeps the resource", async () => {
             await stack.engine.register(TYPE, "orders", inputs(), SECRET_OUTPUTS);
             const urn = [...stack.engine.state.keys()][0];
-            stack.sim.inject({ method: "GET", fault: { status: 500 } });
+            stack.sim.inject({ method: "GET", fault: { status: 500 }, times: 10 });
             await assert.rejects(
                 stack.engine.refresh(urn),
                 /read webhook connection "orders" \(\w{24}\) failed: ChatBot API answered HTTP 500/,

@@ -15,8 +15,12 @@ export interface ApiErrorDetails {
     apiMessage?: string;
     /** The `x-request-id` header, when the API sent one. */
     requestId?: string;
-    /** True when the request may have reached the API (a create may have happened). */
+    /** True when a write may have been carried out although it failed: it was sent and then the
+     *  connection was cut, no answer came in time, the API answered 5xx, or its 2xx was unusable.
+     *  After a POST, the connection may exist. */
     ambiguous?: boolean;
+    /** The `Retry-After` header, as sent: seconds or an HTTP date. */
+    retryAfter?: string;
 }
 
 export class ChatbotApiError extends Error {
@@ -26,6 +30,7 @@ export class ChatbotApiError extends Error {
     readonly apiMessage?: string;
     readonly requestId?: string;
     readonly ambiguous: boolean;
+    readonly retryAfter?: string;
 
     constructor(details: ApiErrorDetails, summary?: string) {
         super(ChatbotApiError.compose(details, summary));
@@ -36,6 +41,7 @@ export class ChatbotApiError extends Error {
         this.apiMessage = details.apiMessage;
         this.requestId = details.requestId;
         this.ambiguous = details.ambiguous ?? false;
+        this.retryAfter = details.retryAfter;
     }
 
     private static compose(d: ApiErrorDetails, summary?: string): string {
@@ -76,8 +82,20 @@ export class ServerError extends ChatbotApiError {}
 /** Any other 4xx. */
 export class ClientError extends ChatbotApiError {}
 
-/** No usable answer arrived: connection refused or reset, or a timeout. */
-export class ConnectionError extends ChatbotApiError {}
+/**
+ * No answer arrived. `reason` says how far the request got:
+ * - `unreachable`: no connection could be made (refused, unknown host): the API never saw it;
+ * - `reset`: the connection was closed before an answer: the API may have acted on it;
+ * - `timeout`: no answer in time: the API may have acted on it, or may still be acting on it.
+ */
+export class ConnectionError extends ChatbotApiError {
+    readonly reason: "unreachable" | "reset" | "timeout";
+
+    constructor(details: ApiErrorDetails & { reason: ConnectionError["reason"] }, summary?: string) {
+        super(details, summary);
+        this.reason = details.reason;
+    }
+}
 
 /** The answer was not what the API documents (not JSON, or a wrong envelope). */
 export class ResponseFormatError extends ChatbotApiError {}
@@ -90,6 +108,12 @@ export function errorForStatus(details: ApiErrorDetails & { status: number }): C
     if (s === 429) return new RateLimitError(details);
     if (s >= 500) return new ServerError(details);
     return new ClientError(details);
+}
+
+/** Adds a sentence to an error's message (after a full stop), and returns the error. */
+export function appendNote<E extends Error>(e: E, note: string): E {
+    e.message = `${e.message}${/[.\]]$/.test(e.message) ? "" : "."} ${note}`;
+    return e;
 }
 
 /** Replaces every occurrence of each secret in `text` by `[secret]`. Longest first, so a secret

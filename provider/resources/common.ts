@@ -1,6 +1,7 @@
 /**
  * What every resource's provider does the same way: how the provider object is handed to Pulumi,
- * how secret inputs are marked, how inputs are compared, how a half-done create is reported.
+ * how secret inputs are marked, how inputs are compared, how a create avoids duplicates, how a
+ * half-done create or update is recorded.
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as path from "path";
@@ -66,11 +67,15 @@ function sameValue(a: unknown, b: unknown): boolean {
  * the engine's partial-failure result, so the resource is recorded with these properties and the
  * next run reads it instead of making another. `inputs` are the call's own (they carry `__provider`).
  */
-export function partialFailure(cause: unknown, id: string, properties: Plain, inputs: Plain): Error {
+export function partialFailure(
+    cause: unknown,
+    id: string,
+    properties: Plain,
+    inputs: Plain,
+    note = `It exists (id ${id}) and is recorded in state; the next \`pulumi up\` or \`pulumi refresh\` reads it back.`,
+): Error {
     const message = cause instanceof Error ? cause.message : String(cause);
-    const err = new Error(
-        `${message} The connection exists (id ${id}) and is recorded in state; the next \`pulumi up\` or \`pulumi refresh\` reads it back.`,
-    ) as Error & { id: string; properties: Plain; reasons: string[] };
+    const err = new Error(`${message} ${note}`) as Error & { id: string; properties: Plain; reasons: string[] };
     err.id = id;
     // The plugin records these properties as they are: without `__provider`, a later delete or
     // refresh of the half-made resource could not find its provider.
@@ -117,21 +122,147 @@ export async function unlessNotFound<T>(op: () => Promise<T>): Promise<T | undef
     }
 }
 
-/** The id in a create (or legacy write) envelope; without one, nobody can tell what was made. */
-export function envelopeId(envelope: unknown, operation: string, what: string): string {
-    const id = envelope !== null && typeof envelope === "object" ? (envelope as { id?: unknown }).id : undefined;
-    if (typeof id !== "string" || id === "") {
-        throw formatError(
-            operation,
-            `Its answer carries no ${what} id; check the ChatBot dashboard for a new ${what} before retrying.`,
-        );
+/**
+ * DELETE at `path`; already gone (404) is not an error. If it fails uncertainly (5xx, no answer:
+ * it may have happened), one GET of the same path tells: gone is success.
+ */
+export async function deleteAt(path: string, operation: string, secrets: string[]): Promise<void> {
+    const client = api();
+    try {
+        await unlessNotFound(() => client.request("DELETE", path, { operation, secrets }));
+    } catch (e) {
+        if (!(e instanceof Error) || !(e as ChatbotApiError).ambiguous) throw e;
+        const stillThere = await unlessNotFound(() =>
+            client.send("GET", path, { operation: `${operation}: check whether it is gone`, secrets }),
+        ).catch(() => true);
+        if (stillThere !== undefined) throw e;
     }
-    return id;
 }
 
-export function formatError(operation: string, summary: string): ChatbotApiError {
-    const { ResponseFormatError } = require("../client/errors") as typeof import("../client/errors");
-    return new ResponseFormatError({ operation }, summary);
+/** What a create's answer must hold: the new id. */
+export function createdEnvelopeSchema() {
+    const { z } = require("zod") as typeof import("zod");
+    return z.object({ id: z.string().min(1) });
+}
+
+/** Something the list shows that a create may have made; `createdAt` where the API tells it. */
+export interface Candidate {
+    id: string;
+    createdAt?: string;
+}
+
+/** Date headers are whole seconds, and the API's clock is only known to about a second. */
+const CLOCK_SLACK_MS = 2_000;
+
+/**
+ * Creates with `post` (one POST, returning the new id) so that a flaky network or a struggling API
+ * never leaves a second one behind. A POST is not idempotent, so it is sent again only when the
+ * API certainly did not act on it (429, API unreachable), or when it may have and the list
+ * (`findMatching`) shows it did not. After an uncertain failure:
+ * - the API answered 5xx, or cut the connection: it is done with the request. What the list shows
+ *   made since the first POST (the newest, by `createdAt`) is adopted; if nothing, POST again.
+ * - no answer in time, or a 2xx that cannot be read: it may have made it, or still be making it.
+ *   Keep looking for up to one more request timeout, never POST again; if nothing shows up, fail
+ *   saying what to check.
+ * `lookFor` names what to look for in the dashboard: `connection named "orders" on story ...`.
+ */
+export async function createOnce(
+    operation: string,
+    lookFor: string,
+    post: () => Promise<string>,
+    findMatching: () => Promise<Candidate[]>,
+): Promise<string> {
+    const { ChatbotApiError, ConnectionError, ResponseFormatError, appendNote } =
+        require("../client/errors") as typeof import("../client/errors");
+    const { duration, safeToRetry, sleep } = require("../client/client") as typeof import("../client/client");
+    const client = api();
+    const started = Date.now();
+    const postAgain = new WeakSet<Error>();
+    const checkHint =
+        `Before running \`pulumi up\` again, look in the ChatBot dashboard for a ${lookFor}: if it is there, ` +
+        `adopt it with the \`import: "<its id>"\` resource option instead of making another.`;
+
+    const madeSinceStart = async (): Promise<string | undefined> => {
+        const found = await findMatching();
+        // On the API's clock, learnt from the list's Date header. Without createdAt, every match counts.
+        const since = started + client.clockOffsetMs - CLOCK_SLACK_MS;
+        const made = found.filter((c) => c.createdAt === undefined || Date.parse(c.createdAt) >= since);
+        if (made.length > 1 && made.some((c) => c.createdAt === undefined)) {
+            throw new Error(
+                `${made.length} match (ids ${made.map((c) => c.id).join(", ")}), so which one it made cannot be told`,
+            );
+        }
+        made.sort((a, b) => Date.parse(b.createdAt ?? "") - Date.parse(a.createdAt ?? ""));
+        return made[0]?.id;
+    };
+
+    let verifiedNothingMade: Error | undefined;
+    const attempt = async (): Promise<string> => {
+        try {
+            return await post();
+        } catch (e) {
+            if (!(e instanceof ChatbotApiError) || !e.ambiguous) {
+                if (e instanceof ChatbotApiError && safeToRetry("POST", e)) postAgain.add(e);
+                throw e;
+            }
+            const mayStillAppear =
+                (e instanceof ConnectionError && e.reason === "timeout") || e instanceof ResponseFormatError;
+            let id: string | undefined;
+            try {
+                id = await madeSinceStart();
+                const deadline = Date.now() + client.timeoutMs;
+                for (let n = 1; !id && mayStillAppear && Date.now() < deadline; n++) {
+                    const pause = Math.min(client.retry.baseDelayMs * 2 ** (n - 1), client.retry.maxDelayMs);
+                    await sleep(Math.max(0, Math.min(pause, deadline - Date.now())));
+                    id = await madeSinceStart();
+                }
+            } catch (lookError) {
+                const why = lookError instanceof Error ? lookError.message : String(lookError);
+                throw appendNote(e, `Whether it was made is unknown: looking for it failed (${why}). ${checkHint}`);
+            }
+            if (id) return id;
+            if (mayStillAppear) {
+                const waited = duration(client.timeoutMs);
+                throw appendNote(
+                    e,
+                    `It may yet be made: nothing like it showed up within ${waited} more. ${checkHint}`,
+                );
+            }
+            verifiedNothingMade = e;
+            postAgain.add(e);
+            throw e;
+        }
+    };
+
+    try {
+        return await client.retrying(attempt, (e) => postAgain.has(e));
+    } catch (e) {
+        if (e instanceof Error && e === verifiedNothingMade) {
+            appendNote(e, `Nothing was made: after each attempt the list had no ${lookFor}.`);
+        }
+        throw e;
+    }
+}
+
+/**
+ * The error for an update (or other write) that failed. If the change may have been made (see
+ * `ambiguous`), what the API now holds is read once and recorded, so state matches the API; the
+ * next `pulumi up` tries again. Otherwise, or if it cannot be read, the error as it is.
+ */
+export async function failedWrite(cause: unknown, id: string, readNow: () => Promise<Plain>, inputs: Plain) {
+    if (!(cause instanceof Error) || !(cause as ChatbotApiError).ambiguous) return cause;
+    try {
+        const now = await readNow();
+        return partialFailure(
+            cause,
+            id,
+            now,
+            inputs,
+            "What the API now holds is recorded in state; the next `pulumi up` tries again.",
+        );
+    } catch {
+        return cause;
+    }
 }
 
 /** `"orders" (5f3c…)` where the name is known, else the id. */

@@ -14,15 +14,19 @@ import type { BasicAuth } from "./webhookConnection";
 import {
     api,
     checkInputs,
+    createOnce,
+    createdEnvelopeSchema,
+    deleteAt,
     diffInputs,
-    envelopeId,
-    formatError,
+    failedWrite,
+    inputsDiffer,
     label,
     partialFailure,
     pick,
     providerModule,
     secretIfSet,
     unlessNotFound,
+    type Candidate,
     type Plain,
 } from "./common";
 
@@ -121,12 +125,26 @@ export async function diff(_id: string, olds: Plain, news: Plain) {
     return diffInputs(INPUT_KEYS, [], olds, news);
 }
 
+/** POST, then read back. As for WebhookConnection, an uncertain POST is never simply repeated:
+ *  what it may have made is looked for and adopted (`createOnce`). */
 export async function create(inputs: Plain): Promise<{ id: string; outs: Plain }> {
     const desired = inputs as unknown as LegacyWebhookInputs;
     const operation = `create legacy webhook "${desired.name}"`;
     const secrets = secretsOf(desired);
-    const envelope = await api().request("POST", PATH, { operation, body: body(desired), secrets });
-    const id = envelopeId(envelope, operation, "webhook");
+    const id = await createOnce(
+        operation,
+        `legacy webhook named "${desired.name}" with url ${desired.url}`,
+        async () => {
+            const envelope = await api().send("POST", PATH, {
+                operation,
+                body: body(desired),
+                secrets,
+                schema: createdEnvelopeSchema(),
+            });
+            return envelope.id;
+        },
+        () => findMatching(desired, secrets),
+    );
     try {
         return { id, outs: await readOutputs(id, `read back legacy webhook ${label(inputs, id)}`, secrets) };
     } catch (e) {
@@ -146,9 +164,15 @@ export async function update(id: string, olds: Plain, news: Plain): Promise<{ ou
     const desired = news as unknown as LegacyWebhookInputs;
     const secrets = [...secretsOf(desired), ...secretsOf(olds)];
     const operation = `update legacy webhook ${label(news, id)}`;
-    await api().request("PUT", `${PATH}/${encodeURIComponent(id)}`, { operation, body: body(desired), secrets });
+    const readBack = (once = false) => readOutputs(id, `read back legacy webhook ${label(news, id)}`, secrets, once);
     try {
-        return { outs: await readOutputs(id, `read back legacy webhook ${label(news, id)}`, secrets) };
+        await api().request("PUT", `${PATH}/${encodeURIComponent(id)}`, { operation, body: body(desired), secrets });
+    } catch (e) {
+        // It may have been applied all the same: then state records what the API holds.
+        throw await failedWrite(e, id, () => readBack(true), news);
+    }
+    try {
+        return { outs: await readBack() };
     } catch (e) {
         throw partialFailure(e, id, { ...olds, ...body(desired) }, news);
     }
@@ -156,9 +180,7 @@ export async function update(id: string, olds: Plain, news: Plain): Promise<{ ou
 
 async function deleteWebhook(id: string, props: Plain): Promise<void> {
     const operation = `delete legacy webhook ${label(props, id)}`;
-    await unlessNotFound(() =>
-        api().request("DELETE", `${PATH}/${encodeURIComponent(id)}`, { operation, secrets: secretsOf(props) }),
-    );
+    await deleteAt(`${PATH}/${encodeURIComponent(id)}`, operation, secretsOf(props));
 }
 export { deleteWebhook as delete };
 
@@ -173,12 +195,34 @@ function body(d: LegacyWebhookInputs): Plain {
     return b;
 }
 
-async function readOutputs(id: string, operation: string, secrets: string[]): Promise<Plain> {
+/** GET the webhook, as outputs. `once`: a single attempt, no retries. */
+async function readOutputs(id: string, operation: string, secrets: string[], once = false): Promise<Plain> {
     const { legacyWebhookSchema } = require("../schema/legacy") as typeof import("../schema/legacy");
-    const raw = await api().request("GET", `${PATH}/${encodeURIComponent(id)}`, { operation, secrets });
-    const parsed = legacyWebhookSchema.safeParse(raw);
-    if (!parsed.success) throw formatError(operation, "The webhook it returned does not have the documented fields.");
-    return toOutputs(parsed.data);
+    const client = api();
+    const path = `${PATH}/${encodeURIComponent(id)}`;
+    const opts = { operation, secrets, schema: legacyWebhookSchema };
+    return toOutputs(await (once ? client.send("GET", path, opts) : client.request("GET", path, opts)));
+}
+
+/**
+ * Legacy webhooks the list shows with this name and url, whose token, headers and auth (read one
+ * by one) are the desired ones too: what a create may have made. The legacy API gives no creation
+ * time, so all of the webhook is compared to tell ours from one made by hand.
+ */
+async function findMatching(d: LegacyWebhookInputs, secrets: string[]): Promise<Candidate[]> {
+    const { z } = require("zod") as typeof import("zod");
+    const { legacyWebhookSchema } = require("../schema/legacy") as typeof import("../schema/legacy");
+    const list = await api().request("GET", PATH, {
+        operation: `list legacy webhooks to look for "${d.name}"`,
+        schema: z.array(legacyWebhookSchema.pick({ id: true, name: true, url: true })),
+    });
+    const wanted = body(d);
+    const found: Candidate[] = [];
+    for (const w of list.filter((w) => w.name === d.name && w.url === d.url)) {
+        const outs = await unlessNotFound(() => readOutputs(w.id, `read legacy webhook ${label(w, w.id)}`, secrets));
+        if (outs && !INPUT_KEYS.some((k) => inputsDiffer(outs[k], wanted[k]))) found.push({ id: w.id });
+    }
+    return found;
 }
 
 function toOutputs(w: ApiWebhook): Plain {

@@ -20,7 +20,8 @@ const L = legacyLimits;
 function isPublicHost(hostname: string): boolean {
     const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
     if (h === "localhost" || h.endsWith(".localhost") || h.endsWith(".local") || h.endsWith(".internal")) return false;
-    if (h === "::1" || h === "::" || h.startsWith("fc") || h.startsWith("fd") || h.startsWith("fe80:")) return false;
+    // IPv6 literals: loopback, unspecified, unique local (fc00::/7) and link-local (fe80::/10).
+    if (h.includes(":") && (h === "::1" || h === "::" || /^f[cd]/.test(h) || /^fe[89ab]/.test(h))) return false;
     const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(h);
     if (!m) return h.includes(".") || h.includes(":");
     const [a, b] = [Number(m[1]), Number(m[2])];

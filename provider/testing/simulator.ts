@@ -25,6 +25,9 @@ export interface SimulatorOptions {
     stories?: Record<string, string>;
     /** Delay before every answer, in ms (a real API is tens of ms away). */
     latencyMs?: number;
+    /** How far the API's clock is ahead of this machine's (ms; negative: behind). It shows in
+     *  `createdAt`, `updatedAt` and the `Date` header. Default 0. */
+    clockOffsetMs?: number;
 }
 
 /** A stored v2 connection: the single read's fields. */
@@ -84,6 +87,8 @@ export class ChatbotSimulator {
     private readonly faults: Array<FaultRule & { left: number }> = [];
     private readonly sockets = new Set<Socket>();
     latencyMs: number;
+    /** How far the API's clock is ahead of this machine's (ms). */
+    clockOffsetMs: number;
     inFlight = 0;
     maxInFlight = 0;
 
@@ -95,6 +100,7 @@ export class ChatbotSimulator {
         this.url = url;
         this.token = options.token;
         this.latencyMs = options.latencyMs ?? 0;
+        this.clockOffsetMs = options.clockOffsetMs ?? 0;
     }
 
     static async start(options: SimulatorOptions = {}): Promise<ChatbotSimulator> {
@@ -112,6 +118,11 @@ export class ChatbotSimulator {
         });
         server.on("request", (req, res) => void sim.handle(req, res));
         return sim;
+    }
+
+    /** Resolves once no request is being handled: a late answer (`delayMs`) has landed. */
+    async idle(): Promise<void> {
+        while (this.inFlight > 0) await sleep(5);
     }
 
     async close(): Promise<void> {
@@ -136,7 +147,7 @@ export class ChatbotSimulator {
     editConnection(id: string, patch: Partial<Omit<StoredConnection, "id" | "createdAt">>): void {
         const c = this.connections.get(id);
         if (!c) throw new Error(`no connection ${id}`);
-        Object.assign(c, structuredClone(patch), { updatedAt: new Date().toISOString() });
+        Object.assign(c, structuredClone(patch), { updatedAt: this.now() });
         for (const key of ["token", "headers", "auth"] as const) if (c[key] === undefined) delete c[key];
     }
 
@@ -149,7 +160,7 @@ export class ChatbotSimulator {
         const c = this.connections.get(id);
         if (c) c.error = message;
         const w = this.legacy.get(id);
-        if (w) w.error = message === null ? null : { date: new Date().toISOString(), message };
+        if (w) w.error = message === null ? null : { date: this.now(), message };
     }
 
     listLegacyWebhooks(): StoredLegacyWebhook[] {
@@ -189,6 +200,11 @@ export class ChatbotSimulator {
 
     // -- HTTP -----------------------------------------------------------------------------------
 
+    /** The API's time, ISO 8601. */
+    private now(): string {
+        return new Date(Date.now() + this.clockOffsetMs).toISOString();
+    }
+
     private takeFault(method: string, path: string): FaultKind | undefined {
         const i = this.faults.findIndex(
             (f) => f.left > 0 && (!f.method || f.method === method) && (!f.path || f.path.test(path)),
@@ -205,6 +221,7 @@ export class ChatbotSimulator {
         this.inFlight++;
         this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
         const record = (status: number) => this.requests.push({ method, path, status });
+        res.setHeader("date", new Date(this.now()).toUTCString());
         try {
             const raw = await readBody(req);
             if (this.latencyMs > 0) await sleep(this.latencyMs);
@@ -306,7 +323,7 @@ export class ChatbotSimulator {
         const { storyId, ...rest } = v.value;
         const known = this.options.stories;
         if (known && !(storyId in known)) return [400, envelope(400, `story ${storyId} does not exist`)];
-        const now = new Date().toISOString();
+        const now = this.now();
         const id = newId();
         const story = { id: storyId, name: known?.[storyId] ?? `Story ${storyId.slice(-6)}` };
         this.connections.set(id, { id, story, ...structuredClone(rest), error: null, createdAt: now, updatedAt: now });
@@ -323,7 +340,7 @@ export class ChatbotSimulator {
             ...structuredClone(v.value),
             error: c.error,
             createdAt: c.createdAt,
-            updatedAt: new Date().toISOString(),
+            updatedAt: this.now(),
         };
         this.connections.set(c.id, next);
         return [200, envelope(200)];

@@ -1,0 +1,454 @@
+/**
+ * Fault injection through the engine stand-in and the real plugin, against the simulator.
+ *
+ * For every fault the simulator injects and every operation (create, refresh, update, delete), of
+ * both resources, twice: once (a blip the retries absorb) and on every attempt (the provider gives
+ * up). After each case: the API holds exactly the connections the program declares (no duplicate,
+ * no orphan), state equals the API, a give-up is an error that names the operation and the cause,
+ * and no secret value shows in the serialized provider, unmarked state, errors or plugin logs.
+ */
+import { strict as assert } from "assert";
+import { secret, type PropertyMap } from "./engine/plugin";
+import { Engine } from "./engine/engine";
+import { providerText, startStack, type Stack } from "./support";
+import type { FaultKind } from "pulumi-chatbot/testing";
+
+const STORY = "5f3c0d1e2a4b6c8d9e0f1a2b";
+const TOKEN = "tok-5c1e-fault-secret";
+const TOKEN_2 = "tok-88d0-rotated-secret";
+const PASSWORD = "pw-3a7f-fault-secret";
+const HEADER_VALUE = "hv-0b9e-fault-secret";
+const ASO = { additionalSecretOutputs: ["token", "headers", "auth"] };
+
+/** The plugin's client, made impatient so that give-ups take milliseconds. */
+const TIMEOUT_MS = 120;
+const MAX_ATTEMPTS = 3;
+const FAST = {
+    CHATBOT_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS),
+    CHATBOT_RETRY_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
+    CHATBOT_RETRY_BASE_MS: "2",
+};
+
+type Op = "create" | "read" | "update" | "delete";
+const OPS: Op[] = ["create", "read", "update", "delete"];
+
+/** Each fault, and what a give-up error says about it. */
+const FAULTS: Array<{ name: string; fault: FaultKind; says: RegExp }> = [
+    { name: "500", fault: { status: 500 }, says: /HTTP 500 \(internalServerError\)/ },
+    { name: "503", fault: { status: 503 }, says: /HTTP 503 \(serviceUnavailable\)/ },
+    // Retry-After 0 lets a blip pass at once; 120 s is beyond the retry limit, so the give-up is
+    // immediate and says why (parsing both forms: tests/client.test.ts).
+    { name: "429 with Retry-After", fault: { status: 429, retryAfter: "0" }, says: /HTTP 429/ },
+    { name: "reset before the response", fault: "reset-before", says: /No answer from the ChatBot API/ },
+    { name: "reset after the change was stored", fault: "reset-after", says: /No answer from the ChatBot API/ },
+    { name: "answer slower than the timeout", fault: { delayMs: TIMEOUT_MS + 50 }, says: /within 120 ms/ },
+    { name: "malformed JSON", fault: "malformed-json", says: /not JSON/ },
+    { name: "wrong envelope", fault: "wrong-envelope", says: /documented fields/ },
+];
+
+/**
+ * With the fault on every attempt, these still succeed: the first request did its work, and the
+ * provider finds that out (a create adopts what its POST made; a delete finds it gone), or the
+ * answer's body is not needed (PUT, DELETE).
+ */
+const SUCCEEDS_ANYWAY: Record<Op, string[]> = {
+    create: ["reset after the change was stored", "answer slower than the timeout", "malformed JSON", "wrong envelope"],
+    read: [],
+    update: ["wrong envelope"],
+    delete: ["reset after the change was stored", "answer slower than the timeout", "malformed JSON", "wrong envelope"],
+};
+
+/** Faults after which the API has done the work, although the provider saw the request fail. */
+const WORK_DONE = [
+    "reset after the change was stored",
+    "answer slower than the timeout",
+    "malformed JSON",
+    "wrong envelope",
+];
+
+/** A resource under test: how to declare it, where its requests go, how to compare state to the API. */
+interface Kit {
+    title: string;
+    type: string;
+    module: "webhookConnection" | "legacyWebhook";
+    /** Operation names as errors give them. */
+    says: Record<Op, string>;
+    path: { list: RegExp; one: RegExp };
+    inputs(): PropertyMap;
+    changed(): PropertyMap;
+    /** The API's connections, each as the fields state must hold. */
+    api(stack: Stack): Array<Record<string, unknown>>;
+    /** A resource's state as the same fields. */
+    view(id: string, outputs: PropertyMap): Record<string, unknown>;
+}
+
+const v2: Kit = {
+    title: "WebhookConnection",
+    type: "pulumi-nodejs:dynamic/chatbot:WebhookConnection",
+    module: "webhookConnection",
+    says: {
+        create: "create webhook connection",
+        read: "read webhook connection",
+        update: "update webhook connection",
+        delete: "delete webhook connection",
+    },
+    path: { list: /^\/v2\/integrations\/webhook$/, one: /^\/v2\/integrations\/webhook\/\w+$/ },
+    inputs: () => ({
+        storyId: STORY,
+        name: "orders",
+        url: "https://backend.example.com/orders",
+        token: secret(TOKEN),
+        headers: secret({ "X-Env": "prod", "X-Key": HEADER_VALUE }),
+        auth: secret({ username: "bot", password: PASSWORD }),
+    }),
+    changed: () => ({ ...v2.inputs(), name: "orders-v2", token: secret(TOKEN_2) }),
+    api: (stack) =>
+        stack.sim.listConnections().map((c) =>
+            plain({
+                id: c.id,
+                storyId: c.story.id,
+                story: c.story,
+                name: c.name,
+                url: c.url,
+                token: c.token,
+                headers: c.headers,
+                auth: c.auth,
+                createdAt: c.createdAt,
+            }),
+        ),
+    view: (id, o) =>
+        plain({
+            id,
+            storyId: o.storyId,
+            story: o.story,
+            name: o.name,
+            url: o.url,
+            token: o.token,
+            headers: o.headers,
+            auth: o.auth,
+            createdAt: o.createdAt,
+        }),
+};
+
+const legacy: Kit = {
+    title: "LegacyWebhook",
+    type: "pulumi-nodejs:dynamic/chatbot:LegacyWebhook",
+    module: "legacyWebhook",
+    says: {
+        create: "create legacy webhook",
+        read: "read legacy webhook",
+        update: "update legacy webhook",
+        delete: "delete legacy webhook",
+    },
+    path: { list: /^\/webhooks$/, one: /^\/webhooks\/\w+$/ },
+    inputs: () => ({
+        name: "legacy-orders",
+        url: "https://backend.example.com/legacy",
+        token: secret(TOKEN),
+        headers: secret([{ name: "X-Key", value: HEADER_VALUE }]),
+        auth: secret({ username: "bot", password: PASSWORD }),
+    }),
+    changed: () => ({ ...legacy.inputs(), name: "legacy-orders-v2", token: secret(TOKEN_2) }),
+    api: (stack) =>
+        stack.sim
+            .listLegacyWebhooks()
+            .map((w) =>
+                plain({ id: w.id, name: w.name, url: w.url, token: w.token, headers: w.headers, auth: w.auth }),
+            ),
+    view: (id, o) => plain({ id, name: o.name, url: o.url, token: o.token, headers: o.headers, auth: o.auth }),
+};
+
+/** What the cases found, for the summary. */
+const tally = { cases: 0, duplicates: 0, orphans: 0, stale: 0, mismatches: 0, leaks: 0 };
+
+for (const kit of [v2, legacy]) {
+    describe(`${kit.title}: faults on every operation`, function () {
+        let stack: Stack;
+        let engine: Engine;
+        let provider: string;
+        let errors: string[];
+        const secrets = () => [TOKEN, TOKEN_2, PASSWORD, HEADER_VALUE, stack.sim.token];
+        const declare = (props: PropertyMap) => ({ ...props, __provider: provider });
+        const urn = () => engine.urn(kit.type, "hook");
+
+        /** Runs a step, keeping its error's message for the secret scan. */
+        async function step<T>(fn: () => Promise<T>): Promise<T> {
+            try {
+                return await fn();
+            } catch (e) {
+                if (process.env.SHOW_ERRORS) console.log(`        ${e instanceof Error ? e.message : String(e)}`);
+                errors.push(e instanceof Error ? e.message : String(e));
+                throw e;
+            }
+        }
+
+        /** The API holds exactly `declared` (by name), state holds the same ones, field for field. */
+        function assertMatches(declared: PropertyMap[], where: string) {
+            const api = kit.api(stack);
+            const state = [...engine.state.values()].map((s) => kit.view(s.id, engine.plainState(s.urn)));
+            const names = api.map((c) => c.name);
+            const duplicates = names.length - new Set(names).size;
+            const orphans = api.filter((c) => !state.some((s) => s.id === c.id)).length;
+            const stale = state.filter((s) => !api.some((c) => c.id === s.id)).length;
+            const mismatches = state.filter((s) => {
+                const c = api.find((x) => x.id === s.id);
+                return c && JSON.stringify(sorted(c)) !== JSON.stringify(sorted(s));
+            }).length;
+            Object.assign(tally, {
+                duplicates: tally.duplicates + duplicates,
+                orphans: tally.orphans + orphans,
+                stale: tally.stale + stale,
+                mismatches: tally.mismatches + mismatches,
+            });
+            assert.equal(duplicates, 0, `${where}: duplicate connections in the API`);
+            assert.equal(orphans, 0, `${where}: connections in the API that state does not hold`);
+            assert.equal(stale, 0, `${where}: state holds connections the API does not`);
+            for (const s of state)
+                assert.deepEqual(
+                    s,
+                    api.find((c) => c.id === s.id),
+                    `${where}: state = API`,
+                );
+            assert.deepEqual(
+                api.map((c) => c.name).sort(),
+                declared.map((d) => d.name).sort(),
+                `${where}: the API holds what the program declares`,
+            );
+        }
+
+        function assertNoLeaks(where: string) {
+            const places = {
+                "the serialized provider": provider,
+                "unmarked state": engine.unmarkedStateText(),
+                "an error message": errors.join("\n"),
+                "the plugin's log": stack.plugin.stderr(),
+            };
+            for (const [place, text] of Object.entries(places)) {
+                for (const s of secrets()) {
+                    if (text.includes(s)) tally.leaks++;
+                    assert.ok(!text.includes(s), `${where}: ${place} contains a secret value`);
+                }
+            }
+        }
+
+        before(async () => {
+            provider = await providerText(kit.module);
+            stack = await startStack({ env: FAST });
+        });
+        after(() => stack.close());
+        beforeEach(async () => {
+            await stack.sim.idle(); // late answers of the previous case have landed
+            stack.sim.clearFaults();
+            stack.sim.clockOffsetMs = 0;
+            for (const c of stack.sim.listConnections()) stack.sim.deleteConnection(c.id);
+            for (const w of stack.sim.listLegacyWebhooks()) stack.sim.deleteLegacyWebhook(w.id);
+            engine = new Engine(stack.plugin);
+            errors = [];
+        });
+
+        for (const { name, fault, says } of FAULTS) {
+            for (const op of OPS) {
+                for (const always of [false, true]) {
+                    const succeeds = !always || SUCCEEDS_ANYWAY[op].includes(name);
+                    const title = `${op}, ${name} ${always ? "on every attempt" : "once"}: ${succeeds ? "succeeds" : "gives up clearly"}`;
+                    it(title, async () => {
+                        tally.cases++;
+                        const times = always ? 20 : 1;
+                        const giveUp =
+                            always && name === "429 with Retry-After" ? { status: 429, retryAfter: "120" } : fault;
+                        const inject = (method: string, path: RegExp) =>
+                            stack.sim.inject({ method, path, fault: giveUp, times });
+                        const expectFailure = async (run: () => Promise<unknown>) => {
+                            if (succeeds) return step(run);
+                            await assert.rejects(step(run), (e: Error) => {
+                                assert.match(e.message, new RegExp(`${kit.says[op]} .*failed`));
+                                assert.match(e.message, says);
+                                assert.match(
+                                    e.message,
+                                    name === "429 with Retry-After"
+                                        ? /asked to wait 120 s before retrying, longer than the 60 s retry limit allows/
+                                        : /Gave up after 3 attempts/,
+                                );
+                                if (op === "create" && /500|503|reset before/.test(name))
+                                    assert.match(e.message, /Nothing was made/);
+                                return true;
+                            });
+                        };
+
+                        let declared: PropertyMap[] = [kit.inputs()];
+                        if (op === "create") {
+                            inject("POST", kit.path.list);
+                            await expectFailure(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
+                            if (!succeeds) declared = [];
+                        } else {
+                            await step(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
+                            if (op === "read") {
+                                inject("GET", kit.path.one);
+                                await expectFailure(() => engine.refresh(urn()));
+                            } else if (op === "update") {
+                                inject("PUT", kit.path.one);
+                                await expectFailure(() =>
+                                    engine.register(kit.type, "hook", declare(kit.changed()), ASO),
+                                );
+                                // Given up, the change may have been made all the same: state must say so.
+                                if (succeeds || WORK_DONE.includes(name)) declared = [kit.changed()];
+                            } else {
+                                inject("DELETE", kit.path.one);
+                                await expectFailure(() => engine.destroy(urn()));
+                                if (succeeds) declared = [];
+                            }
+                        }
+                        await stack.sim.idle();
+                        assertMatches(declared, "after the faults");
+                        assertNoLeaks("after the faults");
+
+                        if (!succeeds) {
+                            // The next run, with the API well again, puts everything right.
+                            stack.sim.clearFaults();
+                            if (op === "create" || op === "update") {
+                                const want = op === "create" ? kit.inputs() : kit.changed();
+                                await step(() => engine.register(kit.type, "hook", declare(want), ASO));
+                                declared = [want];
+                            } else if (op === "read") {
+                                await step(() => engine.refresh(urn()));
+                            } else {
+                                await step(() => engine.destroy(urn()));
+                                declared = [];
+                            }
+                            assertMatches(declared, "after the next run");
+                            assertNoLeaks("after the next run");
+                        }
+                    });
+                }
+            }
+        }
+
+        if (kit === v2) {
+            it("create whose answer comes after the provider stopped looking: the error says what to check, and following it leaves one connection", async () => {
+                // Later than the timeout and the time spent looking for it afterwards.
+                stack.sim.inject({ method: "POST", path: kit.path.list, fault: { delayMs: TIMEOUT_MS * 4 } });
+                await assert.rejects(
+                    step(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO)),
+                    (e: Error) => {
+                        assert.match(
+                            e.message,
+                            /create webhook connection "orders" failed: No answer .* within 120 ms/,
+                        );
+                        assert.match(e.message, /It may yet be made: nothing like it showed up within 120 ms more/);
+                        assert.match(
+                            e.message,
+                            /look in the ChatBot dashboard for a connection named "orders" on story 5f3c0d1e2a4b6c8d9e0f1a2b with url https:\/\/backend\.example\.com\/orders: if it is there, adopt it with the `import: "<its id>"` resource option/,
+                        );
+                        return true;
+                    },
+                );
+                assert.equal(engine.state.size, 0);
+                await stack.sim.idle();
+                // It landed after all. As the message says: adopt it rather than make another.
+                const [landed] = stack.sim.listConnections();
+                assert.ok(landed, "the late create landed");
+                const r = await step(() =>
+                    engine.register(kit.type, "hook", declare(kit.inputs()), { ...ASO, importId: landed.id }),
+                );
+                assert.equal(r.op, "import");
+                assertMatches([kit.inputs()], "after following the message");
+                assertNoLeaks("after following the message");
+            });
+
+            it("adopts what a cut-off create made even when the API's clock is 10 minutes behind", async () => {
+                stack.sim.clockOffsetMs = -10 * 60_000;
+                stack.sim.inject({ method: "POST", path: kit.path.list, fault: "reset-after" });
+                const r = await step(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
+                assert.equal(r.op, "create");
+                assertMatches([kit.inputs()], "after the adoption");
+            });
+
+            it("does not adopt a twin made before the create began", async () => {
+                // Made by hand a minute ago, with the same story, name and url.
+                stack.sim.clockOffsetMs = -60_000;
+                await step(() => engine.register(kit.type, "earlier", declare(kit.inputs()), ASO));
+                const [twin] = stack.sim.listConnections();
+                engine.state.clear();
+                stack.sim.clockOffsetMs = 0;
+                stack.sim.inject({ method: "POST", path: kit.path.list, fault: "reset-before" });
+                const r = await step(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
+                assert.notEqual(r.id, twin.id, "a new connection, not the twin");
+                assert.equal(stack.sim.listConnections().length, 2);
+            });
+        }
+
+        if (kit === legacy) {
+            it("does not adopt a legacy webhook with the same name and url but other settings", async () => {
+                await step(() =>
+                    engine.register(kit.type, "earlier", declare({ ...kit.inputs(), token: secret(TOKEN_2) }), ASO),
+                );
+                const [other] = stack.sim.listLegacyWebhooks();
+                engine.state.clear();
+                stack.sim.inject({ method: "POST", path: kit.path.list, fault: "reset-before" });
+                const r = await step(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
+                assert.notEqual(r.id, other.id);
+                assert.equal(stack.sim.listLegacyWebhooks().length, 2);
+                assertNoLeaks("after the twin");
+            });
+        }
+    });
+}
+
+describe("requests in flight", function () {
+    let stack: Stack;
+    let provider: string;
+    before(async () => {
+        provider = await providerText("webhookConnection");
+        stack = await startStack();
+        stack.sim.latencyMs = 40;
+    });
+    after(() => stack.close());
+
+    const createMany = (n: number) =>
+        Promise.all(
+            Array.from({ length: n }, (_, i) =>
+                stack.engine.register(
+                    v2.type,
+                    `c${stack.engine.state.size}-${i}`,
+                    { ...v2.inputs(), name: `c${i}`, __provider: provider },
+                    ASO,
+                ),
+            ),
+        );
+
+    it("16 parallel operations run side by side, not one after another", async () => {
+        stack.sim.resetRequests();
+        await createMany(16);
+        assert.equal(stack.sim.maxInFlight, 16);
+    });
+
+    it("a large stack never has more than 32 requests at the API at once", async () => {
+        stack.sim.resetRequests();
+        await createMany(48);
+        assert.equal(stack.sim.maxInFlight, 32);
+        assert.equal(stack.sim.listConnections().length, 64);
+    });
+});
+
+after(() => {
+    console.log(
+        `      fault × operation cases: ${tally.cases}; duplicates ${tally.duplicates}, orphans ${tally.orphans}, ` +
+            `stale state ${tally.stale}, state ≠ API ${tally.mismatches}, secret leaks ${tally.leaks}`,
+    );
+});
+
+/** JSON-equal form: no undefined keys. */
+function plain(o: Record<string, unknown>): Record<string, unknown> {
+    return JSON.parse(JSON.stringify(o));
+}
+
+function sorted(v: unknown): unknown {
+    if (Array.isArray(v)) return v.map(sorted);
+    if (v && typeof v === "object")
+        return Object.fromEntries(
+            Object.keys(v)
+                .sort()
+                .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+        );
+    return v;
+}
