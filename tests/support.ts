@@ -41,7 +41,13 @@ export interface Stack {
  * environment (CHATBOT_TOKEN, CHATBOT_API_URL); `via: "config"` passes them as stack config.
  */
 export async function startStack(
-    opts: { via?: "env" | "config"; token?: string; stories?: Record<string, string> } = {},
+    opts: {
+        via?: "env" | "config";
+        token?: string;
+        stories?: Record<string, string>;
+        /** More environment for the plugin (e.g. CHATBOT_REQUEST_TIMEOUT_MS); undefined removes a variable. */
+        env?: Record<string, string | undefined>;
+    } = {},
 ): Promise<Stack> {
     const { ChatbotSimulator } = installedTesting();
     const sim = await ChatbotSimulator.start({ stories: opts.stories });
@@ -49,9 +55,14 @@ export async function startStack(
     const viaConfig = opts.via === "config";
     const plugin = await startProviderPlugin({
         cwd: root,
-        env: viaConfig
-            ? { CHATBOT_TOKEN: undefined, CHATBOT_API_URL: undefined }
-            : { CHATBOT_TOKEN: token, CHATBOT_API_URL: sim.url },
+        env: {
+            ...(viaConfig
+                ? { CHATBOT_TOKEN: undefined, CHATBOT_API_URL: undefined }
+                : { CHATBOT_TOKEN: token, CHATBOT_API_URL: sim.url }),
+            // Retries wait milliseconds, not seconds, in tests.
+            CHATBOT_RETRY_BASE_MS: "2",
+            ...opts.env,
+        },
     });
     // As the CLI sends it: the token is secret config.
     await plugin.configure(viaConfig ? { "chatbot:token": secret(token), "chatbot:apiUrl": sim.url } : {});
