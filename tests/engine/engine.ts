@@ -72,6 +72,8 @@ export interface RegisterOptions {
     importId?: string;
     /** The `deleteBeforeReplace` resource option; when set (true OR false) it overrides the provider's diff. */
     deleteBeforeReplace?: boolean;
+    /** The URN the resource monitor computed (a child's URN carries its parent's type chain); default: a top-level URN. */
+    urn?: string;
 }
 
 export interface RefreshResult {
@@ -153,7 +155,7 @@ export class Engine {
      */
     async register(type: string, name: string, inputs: PropertyMap, opts: RegisterOptions = {}): Promise<StepResult> {
         await this.ensureConfigured();
-        const urn = this.urn(type, name);
+        const urn = opts.urn ?? this.urn(type, name);
         const preview = opts.preview ?? false;
         const aso = opts.additionalSecretOutputs ?? [];
         const news = clone(inputs);
@@ -288,10 +290,10 @@ export class Engine {
         name: string,
         id: string,
         inputs: PropertyMap,
-        opts: { additionalSecretOutputs?: string[] } = {},
+        opts: { additionalSecretOutputs?: string[]; urn?: string } = {},
     ): Promise<ResourceState> {
         await this.ensureConfigured();
-        const urn = this.urn(type, name);
+        const urn = opts.urn ?? this.urn(type, name);
         const old = this.state.get(urn);
         if (old && !old.external) {
             throw new Error(`${urn}: read-replacement of a managed resource is not modelled by the stand-in`);

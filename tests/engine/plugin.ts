@@ -27,7 +27,7 @@ import * as statusproto from "@pulumi/pulumi/proto/status_pb";
 // and Struct messages built by one copy may be rejected by the other. Today both are hoisted to the
 // root node_modules, but resolving them from @pulumi/pulumi's folder keeps this true if they are not.
 const pulumiDir = path.dirname(require.resolve("@pulumi/pulumi/package.json"));
-function requireFromPulumi<T>(id: string): T {
+export function requireFromPulumi<T>(id: string): T {
     return require(require.resolve(id, { paths: [pulumiDir] })) as T;
 }
 const grpc = requireFromPulumi<typeof grpcModule>("@grpc/grpc-js");
@@ -383,7 +383,7 @@ function readPort(child: ChildProcess, output: { stdout: string; stderr: string 
 }
 
 /** SIGTERM (the engine kills plugins too: there is no shutdown RPC), then SIGKILL; each wait bounded. */
-async function killChild(child: ChildProcess): Promise<void> {
+export async function killChild(child: ChildProcess): Promise<void> {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
     const waitExit = (ms: number): Promise<boolean> =>

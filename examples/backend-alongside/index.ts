@@ -1,0 +1,77 @@
+/**
+ * A ChatBot webhook backend and the connection that calls it, in one program: an AWS Lambda
+ * function behind a function URL, and a WebhookConnection whose `url` is that function URL. The
+ * backend's basic-auth password goes to both sides from one secret in stack config.
+ *
+ *   pulumi config set aws:region eu-west-1
+ *   pulumi config set storyId 5f3c0d1e2a4b6c8d9e0f1a2b
+ *   pulumi config set --secret basicPassword <password ChatBot sends, the backend checks>
+ *   pulumi config set --secret webhookToken <token stored with the connection>
+ *   pulumi config set --secret chatbot:token <ChatBot developer access token>
+ */
+import * as pulumi from "@pulumi/pulumi";
+import * as aws from "@pulumi/aws";
+import * as chatbot from "pulumi-chatbot";
+
+const cfg = new pulumi.Config();
+const storyId = cfg.require("storyId");
+const basicPassword = cfg.requireSecret("basicPassword");
+const webhookToken = cfg.requireSecret("webhookToken");
+const environment = cfg.get("environment") ?? "production";
+const basicUsername = "chatbot";
+
+// The backend: backend/index.mjs, run by Lambda, reachable at a public function URL.
+const role = new aws.iam.Role("backend", {
+    assumeRolePolicy: aws.iam.assumeRolePolicyForPrincipal({ Service: "lambda.amazonaws.com" }),
+});
+new aws.iam.RolePolicyAttachment("backend-logs", {
+    role: role.name,
+    policyArn: aws.iam.ManagedPolicy.AWSLambdaBasicExecutionRole,
+});
+
+const backend = new aws.lambda.Function("backend", {
+    runtime: aws.lambda.Runtime.NodeJS22dX,
+    handler: "index.handler",
+    role: role.arn,
+    code: new pulumi.asset.FileArchive("./backend"),
+    // ChatBot gives up on a webhook call after 10 seconds.
+    timeout: 10,
+    environment: {
+        variables: {
+            BASIC_USERNAME: basicUsername,
+            BASIC_PASSWORD: basicPassword,
+            ENVIRONMENT: environment,
+        },
+    },
+});
+
+// ChatBot calls without AWS credentials: the URL is public and the backend checks basic auth.
+const backendUrl = new aws.lambda.FunctionUrl("backend", {
+    functionName: backend.name,
+    authorizationType: "NONE",
+});
+new aws.lambda.Permission("backend-url", {
+    action: "lambda:InvokeFunctionUrl",
+    function: backend.name,
+    principal: "*",
+    functionUrlAuthType: "NONE",
+});
+new aws.lambda.Permission("backend-invoke", {
+    action: "lambda:InvokeFunction",
+    function: backend.name,
+    principal: "*",
+    invokedViaFunctionUrl: true,
+});
+
+// The connection ChatBot calls the backend through: its url is the function URL output, so
+// Pulumi creates the backend first and updates the connection if the URL ever changes.
+const connection = new chatbot.WebhookConnection("orders", {
+    storyId,
+    url: backendUrl.functionUrl,
+    token: webhookToken,
+    auth: { username: basicUsername, password: basicPassword },
+    headers: { "X-Environment": environment },
+});
+
+export const connectionId = connection.id;
+export const webhookUrl = backendUrl.functionUrl;

@@ -1,0 +1,596 @@
+/**
+ * `npm start`: the quickstart end to end, on this machine, in well under a minute.
+ *
+ * It starts a local ChatBot API simulator, deploys examples/quickstart against it, shows what was
+ * created, changes a connection behind the program's back through the API, shows
+ * `pulumi preview --refresh --expect-no-changes` finding the drift, puts it right with refresh and
+ * up, destroys everything and checks the simulator is empty. It exits 0 only if every step behaved
+ * as expected.
+ *
+ * Pulumi runs as the real `pulumi` CLI when it is on PATH (a local file backend in a temporary
+ * folder, through PULUMI_BACKEND_URL, so the user's own `pulumi login` is left alone), otherwise
+ * as the engine stand-in of tests/engine/program.ts. Both follow the same steps below; only the
+ * PulumiRunner differs. CHATBOT_QUICKSTART_ENGINE=cli|standin picks one explicitly.
+ */
+import { spawn } from "node:child_process";
+import * as crypto from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { ChatbotSimulator, type StoredConnection } from "pulumi-chatbot/testing";
+import {
+    displayValue,
+    readStackState,
+    runPulumi,
+    type ConfigValue,
+    type ProgramStep,
+    type RunResult,
+} from "../tests/engine/program";
+
+const ROOT = path.resolve(__dirname, "..");
+const EXAMPLE = path.join(ROOT, "examples", "quickstart");
+const PROJECT = "chatbot-quickstart";
+const STORY_ID = "5f3c0d1e2a4b6c8d9e0f1a2b";
+const BACKEND_URL = "https://bot-backend.example.com";
+const HAND_MADE_URL = "https://old-backend.example.com/chatbot/support";
+const COMMAND_TIMEOUT_MS = 60_000;
+
+// ---------------------------------------------------------------------------------------------
+// How Pulumi is run
+// ---------------------------------------------------------------------------------------------
+
+/** One planned or made change, as a preview reports it. */
+interface PlannedStep {
+    name: string;
+    op: string;
+    /** Names of the properties that differ, where the runner knows them. */
+    keys?: string[];
+}
+
+interface Outcome {
+    exitCode: number;
+    /** The custom resources' steps (not the stack's), where the runner reports them. */
+    steps?: PlannedStep[];
+    log: string;
+}
+
+interface PreviewFlags {
+    refresh?: boolean;
+    expectNoChanges?: boolean;
+}
+
+/** The Pulumi commands the quickstart uses; the CLI and the stand-in each implement them. */
+interface PulumiRunner {
+    /** Says how Pulumi runs, for the first lines of output. */
+    readonly description: string;
+    readonly stack: string;
+    /** Where the stack's state lives. */
+    readonly stateLocation: string;
+    /** `pulumi stack init`. */
+    init(): Promise<void>;
+    /** `pulumi config set [--secret] <key> <value>`. */
+    setConfig(key: string, value: string, secret: boolean): Promise<void>;
+    preview(flags?: PreviewFlags): Promise<Outcome>;
+    /** `pulumi up --yes`. */
+    up(): Promise<Outcome>;
+    /** `pulumi refresh --yes`. */
+    refresh(): Promise<Outcome>;
+    /** `pulumi destroy --yes`. */
+    destroy(): Promise<Outcome>;
+    /** `pulumi stack output`: values as a person sees them, secrets as "[secret]". */
+    outputs(): Promise<Record<string, string>>;
+    /** `pulumi stack rm --yes`, and the temporary folders. */
+    remove(): Promise<void>;
+}
+
+/** The engine stand-in: runs the example in place; state in a temporary folder. */
+class StandInRunner implements PulumiRunner {
+    readonly description: string;
+    readonly stack = "dev";
+    readonly stateLocation: string;
+    private readonly dir: string;
+    private readonly config: Record<string, ConfigValue> = {};
+    private readonly passphrase = crypto.randomBytes(16).toString("hex");
+
+    constructor(why: string) {
+        this.description = `the engine stand-in (tests/engine/program.ts): ${why}`;
+        this.dir = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-quickstart-"));
+        this.stateLocation = path.join(this.dir, `${this.stack}.json`);
+    }
+
+    async init(): Promise<void> {}
+
+    async setConfig(key: string, value: string, secret: boolean): Promise<void> {
+        this.config[key] = secret ? { secret: value } : value;
+    }
+
+    preview(flags: PreviewFlags = {}): Promise<Outcome> {
+        return this.run("preview", flags);
+    }
+    up(): Promise<Outcome> {
+        return this.run("up");
+    }
+    refresh(): Promise<Outcome> {
+        return this.run("refresh");
+    }
+    destroy(): Promise<Outcome> {
+        return this.run("destroy");
+    }
+
+    async outputs(): Promise<Record<string, string>> {
+        const stackRecord = readStackState(this.stateLocation, this.passphrase).find((r) => r.kind === "stack");
+        return Object.fromEntries(Object.entries(stackRecord?.outputs ?? {}).map(([k, v]) => [k, displayValue(v)]));
+    }
+
+    async remove(): Promise<void> {
+        fs.rmSync(this.dir, { recursive: true, force: true });
+    }
+
+    private async run(mode: "preview" | "up" | "refresh" | "destroy", flags: PreviewFlags = {}): Promise<Outcome> {
+        const r: RunResult = await runPulumi({
+            projectDir: EXAMPLE,
+            mode,
+            stack: this.stack,
+            stateFile: this.stateLocation,
+            config: this.config,
+            passphrase: this.passphrase,
+            ...flags,
+        });
+        return { exitCode: r.exitCode, steps: r.steps.filter(isConnectionStep).map(toPlanned), log: r.log };
+    }
+}
+
+function isConnectionStep(s: ProgramStep): boolean {
+    return s.type === "pulumi-nodejs:dynamic/chatbot:WebhookConnection";
+}
+
+function toPlanned(s: ProgramStep): PlannedStep {
+    const op = s.op === "refresh" ? `refresh-${s.refresh}` : s.op;
+    return { name: s.name, op, ...(s.keys ? { keys: s.keys } : {}) };
+}
+
+/**
+ * The `pulumi` CLI with a local file backend in a temporary folder. The example is copied there
+ * with a `node_modules` link to this repository's, so the stack's config file
+ * (Pulumi.<stack>.yaml) is written beside the copy, not into examples/.
+ */
+class CliRunner implements PulumiRunner {
+    readonly description: string;
+    readonly stack = `quickstart-${crypto.randomBytes(3).toString("hex")}`;
+    readonly stateLocation: string;
+    private readonly dir: string;
+    private readonly projectDir: string;
+    private readonly env: NodeJS.ProcessEnv;
+
+    constructor(pulumiPath: string) {
+        this.description = `the pulumi CLI (${pulumiPath}) with a local file backend`;
+        this.dir = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-quickstart-"));
+        const backend = path.join(this.dir, "backend");
+        this.projectDir = path.join(this.dir, "quickstart");
+        fs.mkdirSync(backend);
+        fs.cpSync(EXAMPLE, this.projectDir, { recursive: true, filter: (src) => !src.includes("node_modules") });
+        fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(this.projectDir, "node_modules"), "dir");
+        this.stateLocation = path.join(backend, ".pulumi", "stacks", PROJECT, `${this.stack}.json`);
+        this.env = {
+            ...process.env,
+            // Instead of `pulumi login file://...`, which would change the user's current login.
+            PULUMI_BACKEND_URL: `file://${backend}`,
+            PULUMI_CONFIG_PASSPHRASE: crypto.randomBytes(16).toString("hex"),
+            PULUMI_SKIP_UPDATE_CHECK: "true",
+            // tsc type-checks the example (npm run typecheck); ts-node only transpiles it here.
+            PULUMI_NODEJS_TRANSPILE_ONLY: "true",
+        };
+        for (const k of Object.keys(this.env)) if (k.startsWith("TS_NODE_")) delete this.env[k];
+    }
+
+    async init(): Promise<void> {
+        await this.ok(["stack", "init", this.stack]);
+    }
+
+    async setConfig(key: string, value: string, secret: boolean): Promise<void> {
+        // These values are this run's own (random, for a local simulator), so they may go on the
+        // command line; with real secrets, run `pulumi config set --secret <key>` and type the value.
+        await this.ok(["config", "set", ...(secret ? ["--secret"] : []), "--stack", this.stack, "--", key, value]);
+    }
+
+    async preview(flags: PreviewFlags = {}): Promise<Outcome> {
+        const args = ["preview", "--json", "--stack", this.stack];
+        if (flags.refresh) args.push("--refresh");
+        if (flags.expectNoChanges) args.push("--expect-no-changes");
+        const r = await this.pulumi(args);
+        return { exitCode: r.code, steps: parsePreviewJson(r.stdout), log: r.stdout + r.stderr };
+    }
+    up(): Promise<Outcome> {
+        return this.command(["up", "--yes", "--stack", this.stack]);
+    }
+    refresh(): Promise<Outcome> {
+        return this.command(["refresh", "--yes", "--stack", this.stack]);
+    }
+    destroy(): Promise<Outcome> {
+        return this.command(["destroy", "--yes", "--stack", this.stack]);
+    }
+
+    async outputs(): Promise<Record<string, string>> {
+        const r = await this.ok(["stack", "output", "--json", "--stack", this.stack]);
+        const values = JSON.parse(r) as Record<string, unknown>;
+        return Object.fromEntries(
+            Object.entries(values).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+        );
+    }
+
+    async remove(): Promise<void> {
+        try {
+            await this.pulumi(["stack", "rm", "--yes", "--stack", this.stack]);
+        } finally {
+            fs.rmSync(this.dir, { recursive: true, force: true });
+        }
+    }
+
+    private async command(args: string[]): Promise<Outcome> {
+        const r = await this.pulumi(args);
+        return { exitCode: r.code, log: r.stdout + r.stderr };
+    }
+
+    private async ok(args: string[]): Promise<string> {
+        const r = await this.pulumi(args);
+        if (r.code !== 0)
+            throw new Error(`pulumi ${args[0]} ${args[1] ?? ""} failed (exit ${r.code}): ${r.stderr.trim()}`);
+        return r.stdout;
+    }
+
+    private pulumi(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+        // Global flags first: after a `--`, they would be taken as values.
+        return runCommand("pulumi", ["--non-interactive", "--color", "never", ...args], {
+            cwd: this.projectDir,
+            env: this.env,
+        });
+    }
+}
+
+/** `pulumi preview --json`: its `steps`, the connections only. Undefined when it cannot be read. */
+function parsePreviewJson(stdout: string): PlannedStep[] | undefined {
+    try {
+        const doc = JSON.parse(stdout) as { steps?: Array<{ op?: string; urn?: string; diffReasons?: string[] }> };
+        if (!Array.isArray(doc.steps)) return undefined;
+        return doc.steps
+            .filter(
+                (s) =>
+                    typeof s.urn === "string" && s.urn.includes("::pulumi-nodejs:dynamic/chatbot:WebhookConnection::"),
+            )
+            .map((s) => ({
+                name: (s.urn as string).split("::").pop() ?? "",
+                op: s.op ?? "",
+                ...(Array.isArray(s.diffReasons) && s.diffReasons.length ? { keys: s.diffReasons } : {}),
+            }));
+    } catch {
+        return undefined;
+    }
+}
+
+/** Runs a command with a bounded wait; the process is killed when the time is up. */
+function runCommand(
+    command: string,
+    args: string[],
+    opts: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+    return new Promise((resolve, reject) => {
+        const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ["ignore", "pipe", "pipe"] });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+        child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+        const timer = setTimeout(() => {
+            child.kill("SIGTERM");
+            setTimeout(() => child.kill("SIGKILL"), 5_000).unref();
+        }, COMMAND_TIMEOUT_MS);
+        child.once("error", (e) => {
+            clearTimeout(timer);
+            reject(e);
+        });
+        child.once("close", (code, signal) => {
+            clearTimeout(timer);
+            if (signal) stderr += `\n(${command} was stopped by ${signal} after ${COMMAND_TIMEOUT_MS} ms)`;
+            resolve({ code: code ?? 1, stdout, stderr });
+        });
+    });
+}
+
+function findOnPath(command: string): string | undefined {
+    for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+        if (!dir) continue;
+        const candidate = path.join(dir, command);
+        try {
+            fs.accessSync(candidate, fs.constants.X_OK);
+            return candidate;
+        } catch {
+            // not here
+        }
+    }
+    return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The steps
+// ---------------------------------------------------------------------------------------------
+
+export interface QuickstartOptions {
+    /** "cli" or "standin"; default: CHATBOT_QUICKSTART_ENGINE, else the CLI if `pulumi` is on PATH. */
+    engine?: "cli" | "standin";
+    /** Where each line of the report goes. Default: stdout. */
+    print?: (line: string) => void;
+}
+
+export interface QuickstartReport {
+    ok: boolean;
+    engine: "cli" | "standin";
+    /** The steps that did not behave as expected (empty when ok). */
+    failures: string[];
+    durationMs: number;
+}
+
+/** A step that did not behave as expected. */
+class StepFailed extends Error {}
+
+/** What exists, so a failed run can still clean up. */
+interface Progress {
+    /** The step under way, named in a failure. */
+    step: string;
+    deployed: boolean;
+    destroyed: boolean;
+    removed: boolean;
+}
+
+export async function main(opts: QuickstartOptions = {}): Promise<QuickstartReport> {
+    const started = Date.now();
+    const lines: string[] = [];
+    const print = (line = ""): void => {
+        lines.push(line);
+        (opts.print ?? ((l: string) => process.stdout.write(`${l}\n`)))(line);
+    };
+    const requested = opts.engine ?? (process.env.CHATBOT_QUICKSTART_ENGINE as "cli" | "standin" | undefined);
+    const pulumiPath = requested === "standin" ? undefined : findOnPath("pulumi");
+    if (requested === "cli" && !pulumiPath)
+        throw new Error("CHATBOT_QUICKSTART_ENGINE=cli, but `pulumi` is not on PATH");
+    const engine = pulumiPath ? "cli" : "standin";
+
+    // The secret values of this run: none of them may appear in what is printed.
+    const secrets = {
+        webhookToken: `wt-${crypto.randomBytes(12).toString("hex")}`,
+        basicPassword: `bp-${crypto.randomBytes(12).toString("hex")}`,
+    };
+    const failures: string[] = [];
+
+    const sim = await ChatbotSimulator.start({ stories: { [STORY_ID]: "Orders and support" } });
+    let runner: PulumiRunner | undefined;
+    const progress: Progress = { step: "start", deployed: false, destroyed: false, removed: false };
+    try {
+        runner = pulumiPath
+            ? new CliRunner(pulumiPath)
+            : new StandInRunner(requested === "standin" ? "as requested" : "the `pulumi` CLI is not on PATH");
+        print("pulumi-chatbot quickstart: examples/quickstart against a local ChatBot API simulator");
+        print(`Pulumi runs as ${runner.description}.`);
+        print();
+        await steps(runner, sim, secrets, print, progress);
+    } catch (e) {
+        const text = e instanceof Error ? e.message : String(e);
+        const message = e instanceof StepFailed ? text : `${progress.step}: ${text}`;
+        failures.push(message);
+        print(`  FAILED: ${message}`);
+    } finally {
+        // Leave nothing behind, even after a failed step.
+        if (runner && progress.deployed && !progress.destroyed) await runner.destroy().catch(() => undefined);
+        if (runner && !progress.removed) await runner.remove().catch(() => undefined);
+        await sim.close();
+    }
+    for (const line of lines) {
+        if (Object.values(secrets).some((s) => line.includes(s)) || line.includes(sim.token)) {
+            failures.push("a secret value was printed");
+            break;
+        }
+    }
+    const durationMs = Date.now() - started;
+    print();
+    print(
+        failures.length === 0
+            ? `Done in ${(durationMs / 1000).toFixed(1)} s: every step behaved as expected.`
+            : `Quickstart FAILED after ${(durationMs / 1000).toFixed(1)} s: ${failures.join("; ")}`,
+    );
+    return { ok: failures.length === 0, engine, failures, durationMs };
+}
+
+async function steps(
+    pulumi: PulumiRunner,
+    sim: ChatbotSimulator,
+    secrets: { webhookToken: string; basicPassword: string },
+    print: (line?: string) => void,
+    progress: Progress,
+): Promise<void> {
+    let n = 0;
+    const begin = (what: string): void => {
+        progress.step = what;
+    };
+    const step = (text: string): void => print(`${++n}. ${text}`);
+    const detail = (text: string): void => print(`   ${text}`);
+    const expect = (ok: boolean, what: string, outcome?: Outcome): void => {
+        if (ok) return;
+        const tail = outcome
+            ? `\n--- pulumi's output ---\n${outcome.log.trim().split("\n").slice(-30).join("\n")}`
+            : "";
+        throw new StepFailed(`${progress.step}: ${what}${tail}`);
+    };
+    const writes = (): number => sim.requests.filter((r) => r.method !== "GET").length;
+
+    step(`Started the ChatBot API simulator at ${sim.url} (in memory, loopback only).`);
+
+    begin("stack init and config set");
+    await pulumi.init();
+    const plain: Record<string, string> = {
+        storyId: STORY_ID,
+        backendUrl: BACKEND_URL,
+        environment: "production",
+        "chatbot:apiUrl": sim.url,
+    };
+    const secret: Record<string, string> = { "chatbot:token": sim.token, ...secrets };
+    for (const [k, v] of Object.entries(plain)) await pulumi.setConfig(k, v, false);
+    for (const [k, v] of Object.entries(secret)) await pulumi.setConfig(k, v, true);
+    step(`Stack "${pulumi.stack}" of ${PROJECT}: stack config set.`);
+    detail(
+        `plain:  ${Object.entries(plain)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(", ")}`,
+    );
+    detail(`secret: ${Object.keys(secret).join(", ")} (values not shown)`);
+    detail(`State: ${pulumi.stateLocation} (secret values encrypted with the stack's passphrase)`);
+
+    // -- preview ----------------------------------------------------------------------------------
+    begin("pulumi preview");
+    sim.resetRequests();
+    const preview = await pulumi.preview();
+    expect(preview.exitCode === 0, `pulumi preview exited with ${preview.exitCode}`, preview);
+    if (preview.steps) {
+        const planned = preview.steps
+            .filter((s) => s.op === "create")
+            .map((s) => s.name)
+            .sort();
+        expect(planned.join() === "orders,support", `preview planned ${JSON.stringify(preview.steps)}`, preview);
+    }
+    expect(sim.listConnections().length === 0 && writes() === 0, "preview changed the simulator", preview);
+    step(
+        `pulumi preview: would create orders and support. The simulator still has 0 connections: a preview changes nothing.`,
+    );
+
+    // -- up ---------------------------------------------------------------------------------------
+    begin("pulumi up");
+    progress.deployed = true;
+    const up = await pulumi.up();
+    expect(up.exitCode === 0, `pulumi up exited with ${up.exitCode}`, up);
+    const created = byName(sim.listConnections());
+    const orders = created.get("orders");
+    const support = created.get("support");
+    if (created.size !== 2 || !orders || !support) {
+        throw new StepFailed(
+            `${progress.step}: up left ${created.size} connections${orders && support ? "" : " (orders or support missing)"}`,
+        );
+    }
+    expect(
+        orders.url === `${BACKEND_URL}/chatbot/orders` && orders.token === secrets.webhookToken,
+        "orders is not as declared",
+    );
+    expect(
+        support.url === `${BACKEND_URL}/chatbot/support` &&
+            support.auth?.password === secrets.basicPassword &&
+            support.headers?.["X-Orders-Connection"] === orders.id,
+        "support is not as declared",
+    );
+    step("pulumi up --yes: created 2 connections (read back from the simulator):");
+    for (const c of [orders, support]) detail(describeConnection(c));
+    const outputs = await pulumi.outputs();
+    expect(
+        outputs.ordersConnectionId === orders.id && outputs.supportConnectionId === support.id,
+        `stack outputs ${JSON.stringify(outputs)} do not name the connections`,
+    );
+    detail(
+        `Stack outputs: ${Object.entries(outputs)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(", ")}`,
+    );
+
+    // -- drift ------------------------------------------------------------------------------------
+    begin("the change by hand");
+    await editThroughApi(sim, support.id, { url: HAND_MADE_URL });
+    step(`Changed "support" behind the program's back, with a PUT to the ChatBot API: url is now ${HAND_MADE_URL}`);
+
+    begin("pulumi preview --refresh --expect-no-changes (drift)");
+    sim.resetRequests();
+    const check = await pulumi.preview({ refresh: true, expectNoChanges: true });
+    expect(check.exitCode !== 0, "preview --refresh --expect-no-changes did not fail on drift", check);
+    if (check.steps) {
+        const update = check.steps.find((s) => s.name === "support" && s.op === "update");
+        expect(!!update, `the drift check did not plan an update of support: ${JSON.stringify(check.steps)}`, check);
+    }
+    expect(
+        sim.getConnection(support.id)?.url === HAND_MADE_URL && writes() === 0,
+        "the drift check changed the simulator",
+    );
+    step(
+        `pulumi preview --refresh --expect-no-changes: drift found, exit code ${check.exitCode} (a CI drift check fails here).`,
+    );
+    const planned = check.steps?.find((s) => s.name === "support" && s.op === "update");
+    detail(
+        `Planned: update support${planned?.keys ? ` (${planned.keys.join(", ")})` : ""}. Nothing was changed: support still has the hand-made url.`,
+    );
+
+    begin("pulumi refresh");
+    const refresh = await pulumi.refresh();
+    expect(refresh.exitCode === 0, `pulumi refresh exited with ${refresh.exitCode}`, refresh);
+    expect(sim.getConnection(support.id)?.url === HAND_MADE_URL, "refresh changed the connection");
+    step("pulumi refresh --yes: the state now records what ChatBot has (the hand-made url).");
+
+    begin("pulumi up (after the refresh)");
+    const fix = await pulumi.up();
+    expect(fix.exitCode === 0, `pulumi up exited with ${fix.exitCode}`, fix);
+    const fixed = sim.getConnection(support.id);
+    expect(fixed?.url === `${BACKEND_URL}/chatbot/support`, `support's url is ${fixed?.url} after up`, fix);
+    expect(sim.listConnections().length === 2 && sim.getConnection(orders.id) !== undefined, "up replaced connections");
+    step(`pulumi up --yes: updated support in place (same id): its url is ${fixed?.url} again.`);
+
+    begin("pulumi preview --refresh --expect-no-changes (clean)");
+    const clean = await pulumi.preview({ refresh: true, expectNoChanges: true });
+    expect(clean.exitCode === 0, `the drift check still fails (exit ${clean.exitCode})`, clean);
+    step("pulumi preview --refresh --expect-no-changes: no drift, no changes (exit code 0).");
+
+    // -- destroy ----------------------------------------------------------------------------------
+    begin("pulumi destroy");
+    const destroy = await pulumi.destroy();
+    progress.destroyed = destroy.exitCode === 0;
+    expect(destroy.exitCode === 0, `pulumi destroy exited with ${destroy.exitCode}`, destroy);
+    const left = sim.listConnections();
+    expect(left.length === 0, `${left.length} connections left after destroy`, destroy);
+    step("pulumi destroy --yes: deleted orders and support. The simulator has 0 connections left.");
+
+    begin("pulumi stack rm");
+    await pulumi.remove();
+    progress.removed = true;
+    step(`Removed stack "${pulumi.stack}" and its state.`);
+}
+
+function byName(cs: StoredConnection[]): Map<string, StoredConnection> {
+    return new Map(cs.map((c) => [c.name, c]));
+}
+
+/** A connection without its secret values: which ones are set, and header names only. */
+function describeConnection(c: StoredConnection): string {
+    const extras = [
+        c.token !== undefined ? "token set" : undefined,
+        c.auth ? `basic auth as "${c.auth.username}"` : undefined,
+        c.headers ? `headers ${Object.keys(c.headers).join(", ")}` : undefined,
+    ].filter(Boolean);
+    return `${c.name.padEnd(8)} ${c.id}  ${c.url}  (${extras.join("; ")})`;
+}
+
+/** Changes a connection as a person in the dashboard would: read it, PUT it back changed. */
+async function editThroughApi(sim: ChatbotSimulator, id: string, change: { url: string }): Promise<void> {
+    const address = `${sim.url}/v2/integrations/webhook/${id}`;
+    const headers = { authorization: `Bearer ${sim.token}`, "content-type": "application/json" };
+    const got = await fetch(address, { headers, signal: AbortSignal.timeout(10_000) });
+    if (!got.ok) throw new Error(`reading connection ${id} through the API answered HTTP ${got.status}`);
+    const c = (await got.json()) as StoredConnection;
+    const body = { name: c.name, url: change.url, token: c.token, headers: c.headers, auth: c.auth };
+    const put = await fetch(address, {
+        method: "PUT",
+        headers,
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(10_000),
+    });
+    if (!put.ok) throw new Error(`changing connection ${id} through the API answered HTTP ${put.status}`);
+}
+
+if (require.main === module) {
+    main().then(
+        (report) => process.exit(report.ok ? 0 : 1),
+        (e: unknown) => {
+            console.error(e);
+            process.exit(1);
+        },
+    );
+}
