@@ -140,9 +140,14 @@ export async function deleteAt(path: string, operation: string, secrets: string[
 }
 
 /** What a create's answer must hold: the new id. */
+let envelopeSchema: import("zod").ZodType<{ id: string }> | undefined;
 export function createdEnvelopeSchema() {
-    const { z } = require("zod") as typeof import("zod");
-    return z.object({ id: z.string().min(1) });
+    // Built once: zod compiles a schema on its first parse.
+    if (!envelopeSchema) {
+        const { z } = require("zod") as typeof import("zod");
+        envelopeSchema = z.object({ id: z.string().min(1) });
+    }
+    return envelopeSchema;
 }
 
 /** Something the list shows that a create may have made; `createdAt` where the API tells it. */
