@@ -1,0 +1,72 @@
+/** Small measuring tools: a parallel pool, medians, time limits, and a process's CPU and memory. */
+import * as fs from "node:fs";
+
+/** Runs `fn(0..n-1)` with at most `parallelism` calls at once, as the engine schedules steps. */
+export async function pool<T>(n: number, parallelism: number, fn: (i: number) => Promise<T>): Promise<T[]> {
+    const out: T[] = new Array<T>(n);
+    let next = 0;
+    const worker = async () => {
+        while (next < n) {
+            const i = next++;
+            out[i] = await fn(i);
+        }
+    };
+    await Promise.all(Array.from({ length: Math.min(parallelism, n) }, worker));
+    return out;
+}
+
+/** Milliseconds since `t0` (from `performance.now()`). */
+export function since(t0: number): number {
+    return performance.now() - t0;
+}
+
+export function median(xs: number[]): number {
+    const s = [...xs].sort((a, b) => a - b);
+    const m = Math.floor(s.length / 2);
+    return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Rejects if `p` has not settled within `ms`. */
+export async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} did not finish within ${Math.round(ms / 1000)} s`)), ms);
+    });
+    try {
+        return await Promise.race([p, limit]);
+    } finally {
+        clearTimeout(timer);
+    }
+}
+
+/** CPU time (user + system) a process has used, in ms; undefined where /proc is not available. */
+export function processCpuMs(pid: number | undefined): number | undefined {
+    if (pid === undefined) return undefined;
+    try {
+        // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+    } catch {
+        return undefined;
+    }
+}
+
+/** USER_HZ: 100 on every Linux build Node supports. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** Peak (VmHWM) and current (VmRSS) resident memory of a process, in bytes. */
+export function processMemory(pid: number | undefined): { peak: number; current: number } | undefined {
+    if (pid === undefined) return undefined;
+    try {
+        const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+        const kb = (key: string) => {
+            const m = new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status);
+            if (!m) throw new Error(`no ${key}`);
+            return Number(m[1]) * 1024;
+        };
+        return { peak: kb("VmHWM"), current: kb("VmRSS") };
+    } catch {
+        return undefined;
+    }
+}
