@@ -292,3 +292,16 @@ export function configure(req: { config: import("../config").ProviderConfig }): 
     (require("../config") as typeof import("../config")).configureFromStack(req.config);
     return Promise.resolve();
 }
+
+/** GET one resource, parsed with its schema. `once`: a single attempt, no retries. */
+export function getOne<T>(
+    path: string,
+    schema: z.ZodType<T>,
+    operation: string,
+    secrets: string[],
+    once = false,
+): Promise<T> {
+    const client = api();
+    const opts = { operation, secrets, schema };
+    return once ? client.send("GET", path, opts) : client.request("GET", path, opts);
+}

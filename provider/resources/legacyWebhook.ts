@@ -18,6 +18,7 @@ import {
     createdEnvelopeSchema,
     deleteAt,
     diffInputs,
+    getOne,
     failedWrite,
     inputsDiffer,
     label,
@@ -198,10 +199,7 @@ function body(d: LegacyWebhookInputs): Plain {
 /** GET the webhook, as outputs. `once`: a single attempt, no retries. */
 async function readOutputs(id: string, operation: string, secrets: string[], once = false): Promise<Plain> {
     const { legacyWebhookSchema } = require("../schema/legacy") as typeof import("../schema/legacy");
-    const client = api();
-    const path = `${PATH}/${encodeURIComponent(id)}`;
-    const opts = { operation, secrets, schema: legacyWebhookSchema };
-    return toOutputs(await (once ? client.send("GET", path, opts) : client.request("GET", path, opts)));
+    return toOutputs(await getOne(`${PATH}/${encodeURIComponent(id)}`, legacyWebhookSchema, operation, secrets, once));
 }
 
 /**

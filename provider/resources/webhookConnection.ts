@@ -19,6 +19,7 @@ import {
     createdEnvelopeSchema,
     deleteAt,
     diffInputs,
+    getOne,
     failedWrite,
     label,
     partialFailure,
@@ -231,10 +232,7 @@ function body(d: WebhookConnectionInputs, withStory: boolean): Plain {
 /** GET the connection, as outputs. `once`: a single attempt, no retries. */
 async function readOutputs(id: string, operation: string, secrets: string[], once = false): Promise<Plain> {
     const { connectionSchema } = require("../schema/connection") as typeof import("../schema/connection");
-    const client = api();
-    const path = `${PATH}/${encodeURIComponent(id)}`;
-    const opts = { operation, secrets, schema: connectionSchema };
-    return toOutputs(await (once ? client.send("GET", path, opts) : client.request("GET", path, opts)));
+    return toOutputs(await getOne(`${PATH}/${encodeURIComponent(id)}`, connectionSchema, operation, secrets, once));
 }
 
 /** What the list shows with this story, name and url: what a create may have made. */
