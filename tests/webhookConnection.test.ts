@@ -229,6 +229,65 @@ describe("WebhookConnection through the dynamic-provider plugin", function () {
             assert.equal(stack.sim.getConnection(first.id)!.url, "https://backend.example.com/orders");
         });
 
+        it("adoptId adopts an existing connection: only reads when it matches, one PUT when it differs", async () => {
+            const existing = await stack.engine.register(TYPE, "tmp", inputs(), SECRET_OUTPUTS);
+            stack.engine.state.clear(); // an existing connection the program does not manage yet
+            stack.sim.resetRequests();
+            const same = await stack.engine.register(TYPE, "orders", inputs({ adoptId: existing.id }), SECRET_OUTPUTS);
+            assert.equal(same.id, existing.id);
+            assert.deepEqual(
+                stack.sim.requests.map((q) => q.method),
+                ["GET"],
+                "a matching connection is only read",
+            );
+
+            stack.engine.state.clear();
+            stack.sim.resetRequests();
+            const changed = await stack.engine.register(
+                TYPE,
+                "orders",
+                inputs({ adoptId: existing.id, url: "https://backend.example.com/v3" }),
+                SECRET_OUTPUTS,
+            );
+            assert.equal(changed.id, existing.id, "adopted, not created");
+            assert.deepEqual(
+                stack.sim.requests.map((q) => q.method),
+                ["GET", "PUT", "GET"],
+            );
+            assert.equal(stack.sim.getConnection(existing.id)!.url, "https://backend.example.com/v3");
+            assert.equal(stack.sim.listConnections().length, 1);
+            const next = await stack.engine.register(
+                TYPE,
+                "orders",
+                inputs({ adoptId: existing.id, url: "https://backend.example.com/v3" }),
+                SECRET_OUTPUTS,
+            );
+            assert.equal(next.op, "same", "adoptId plays no part once the connection is managed");
+        });
+
+        it("adoptId of a missing connection, or of one on another story, fails naming adoptId and creates nothing", async () => {
+            await assert.rejects(
+                stack.engine.register(TYPE, "orders", inputs({ adoptId: "0123456789abcdef01234567" }), SECRET_OUTPUTS),
+                /adoptId: no webhook connection 0123456789abcdef01234567 exists/,
+            );
+            const other = await stack.engine.register(TYPE, "tmp", inputs({ storyId: OTHER_STORY }), SECRET_OUTPUTS);
+            stack.engine.state.clear();
+            await assert.rejects(
+                stack.engine.register(TYPE, "orders", inputs({ adoptId: other.id }), SECRET_OUTPUTS),
+                /adoptId: connection \w{24} belongs to story 6a1b2c3d4e5f6a7b8c9d0e1f, not to storyId 5f3c0d1e2a4b6c8d9e0f1a2b/,
+            );
+            assert.equal(stack.sim.listConnections().length, 1);
+            await assert.rejects(
+                stack.engine.register(TYPE, "orders", inputs({ adoptId: "short" }), SECRET_OUTPUTS),
+                (e: unknown) => {
+                    assert.ok(e instanceof CheckFailedError);
+                    assert.equal(e.failures[0].property, "adoptId");
+                    assert.match(e.failures[0].reason, /exactly 24 characters/);
+                    return true;
+                },
+            );
+        });
+
         it("import of an id that does not exist fails clearly", async () => {
             await assert.rejects(
                 stack.engine.register(TYPE, "orders", inputs(), {

@@ -55,6 +55,13 @@ export interface WebhookConnectionArgs {
     headers?: pulumi.Input<Record<string, pulumi.Input<string>>>;
     /** Basic authorization, username and password 1 to 1024 characters each. Secret. */
     auth?: pulumi.Input<{ username: pulumi.Input<string>; password: pulumi.Input<string> }>;
+    /**
+     * The id (24 characters) of a connection that already exists: the first `pulumi up` adopts it
+     * (reads it and, where it differs, updates it to these arguments) instead of creating one. It
+     * must belong to `storyId`. Ignored once the connection is managed. Works with every Pulumi
+     * engine, unlike the `import` resource option for dynamic providers (pulumi/pulumi#16175).
+     */
+    adoptId?: pulumi.Input<string>;
 }
 
 /** The inputs as the provider sees them: resolved, secrets unwrapped. */
@@ -65,6 +72,7 @@ export interface WebhookConnectionInputs {
     token?: string;
     headers?: Record<string, string>;
     auth?: BasicAuth;
+    adoptId?: string;
 }
 
 /** What the API stored, as the resource's outputs. */
@@ -111,6 +119,7 @@ export class WebhookConnection extends pulumi.dynamic.Resource {
                   token: secretIfSet(args?.token),
                   headers: secretIfSet(args?.headers),
                   auth: secretIfSet(args?.auth),
+                  adoptId: args?.adoptId,
                   ...outputsOnly,
               };
         super(
@@ -130,8 +139,12 @@ export class WebhookConnection extends pulumi.dynamic.Resource {
 export { configure } from "./common";
 
 export async function check(_olds: Plain, news: Plain): Promise<{ inputs: Plain; failures: CheckFailure[] }> {
-    const { connectionCreateSchema } = require("../schema/connection") as typeof import("../schema/connection");
-    const result = checkInputs(connectionCreateSchema, INPUT_KEYS, news);
+    const { connectionCreateSchema, connectionLimits } =
+        require("../schema/connection") as typeof import("../schema/connection");
+    const { text } = require("../schema/fields") as typeof import("../schema/fields");
+    const ID = connectionLimits.idLength;
+    const schema = connectionCreateSchema.extend({ adoptId: text(ID, ID).optional() });
+    const result = checkInputs(schema, [...INPUT_KEYS, "adoptId"], news);
     // zod's records skip a "__proto__" key without a word, so it would pass and then be dropped
     // (found by tests/properties.test.ts). Refuse it here, where the raw input is still at hand.
     const headers = result.inputs.headers;
@@ -154,6 +167,7 @@ export async function diff(_id: string, olds: Plain, news: Plain) {
  */
 export async function create(inputs: Plain): Promise<{ id: string; outs: Plain }> {
     const desired = inputs as unknown as WebhookConnectionInputs;
+    if (desired.adoptId !== undefined) return adopt(desired.adoptId, desired, inputs);
     const operation = `create webhook connection "${desired.name}"`;
     const secrets = secretsOf(desired);
     const id = await createOnce(
@@ -207,6 +221,37 @@ export async function update(id: string, olds: Plain, news: Plain): Promise<{ ou
         return { outs: await readBack() };
     } catch (e) {
         throw partialFailure(e, id, { ...olds, ...expectedOutputs(desired), story: olds.story }, news);
+    }
+}
+
+/**
+ * Brings an existing connection under management instead of creating one: read it, check it is on
+ * the desired story, and PUT the desired state only where it differs.
+ */
+async function adopt(
+    id: string,
+    desired: WebhookConnectionInputs,
+    inputs: Plain,
+): Promise<{ id: string; outs: Plain }> {
+    const operation = `adopt webhook connection ${id} as "${desired.name}"`;
+    const secrets = secretsOf(desired);
+    const current = await unlessNotFound(() => readOutputs(id, operation, secrets));
+    if (!current) {
+        throw new Error(
+            `${operation} failed: adoptId: no webhook connection ${id} exists. Check the id in the ChatBot dashboard, or remove adoptId to create a new connection.`,
+        );
+    }
+    if (current.storyId !== desired.storyId) {
+        throw new Error(
+            `${operation} failed: adoptId: connection ${id} belongs to story ${String(current.storyId)}, not to storyId ${desired.storyId}; a connection cannot move to another story.`,
+        );
+    }
+    if (!diffInputs(INPUT_KEYS, [], current, inputs).changes) return { id, outs: current };
+    await api().request("PUT", `${PATH}/${encodeURIComponent(id)}`, { operation, body: body(desired, false), secrets });
+    try {
+        return { id, outs: await readOutputs(id, `read back webhook connection ${label(inputs, id)}`, secrets) };
+    } catch (e) {
+        throw partialFailure(e, id, { ...current, ...expectedOutputs(desired), story: current.story }, inputs);
     }
 }
 
