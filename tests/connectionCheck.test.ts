@@ -88,10 +88,10 @@ describe("WebhookConnection check", () => {
     });
 
     it("required properties and types are named", async () => {
-        await expectFailure({ name: "n", url: valid.url }, "storyId", /must be a string/);
-        await expectFailure({ storyId: STORY, name: "n" }, "url", /must be a string/);
+        await expectFailure({ name: "n", url: valid.url }, "storyId", /is required/);
+        await expectFailure({ storyId: STORY, name: "n" }, "url", /is required/);
         await expectFailure({ ...valid, name: 42 }, "name", /must be a string/);
-        await expectFailure({ ...valid, auth: { username: "u" } }, "auth.password", /must be a string/);
+        await expectFailure({ ...valid, auth: { username: "u" } }, "auth.password", /is required/);
         await expectFailure(
             { ...valid, auth: { username: "u", password: "p", extra: 1 } },
             "auth",

@@ -337,7 +337,7 @@ for (const kit of [v2, legacy]) {
                         assert.match(e.message, /It may yet be made: nothing like it showed up within 120 ms more/);
                         assert.match(
                             e.message,
-                            /look in the ChatBot dashboard for a connection named "orders" on story 5f3c0d1e2a4b6c8d9e0f1a2b with url https:\/\/backend\.example\.com\/orders: if it is there, adopt it with the `import: "<its id>"` resource option/,
+                            /look in the ChatBot dashboard for a connection named "orders" on story 5f3c0d1e2a4b6c8d9e0f1a2b with url https:\/\/backend\.example\.com\/orders: if it is there, adopt it with `adoptId: "<its id>"`/,
                         );
                         return true;
                     },
@@ -348,9 +348,9 @@ for (const kit of [v2, legacy]) {
                 const [landed] = stack.sim.listConnections();
                 assert.ok(landed, "the late create landed");
                 const r = await step(() =>
-                    engine.register(kit.type, "hook", declare(kit.inputs()), { ...ASO, importId: landed.id }),
+                    engine.register(kit.type, "hook", declare({ ...kit.inputs(), adoptId: landed.id }), ASO),
                 );
-                assert.equal(r.op, "import");
+                assert.equal(r.id, landed.id, "adopted, not made again");
                 assertMatches([kit.inputs()], "after following the message");
                 assertNoLeaks("after following the message");
             });
@@ -361,6 +361,31 @@ for (const kit of [v2, legacy]) {
                 const r = await step(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
                 assert.equal(r.op, "create");
                 assertMatches([kit.inputs()], "after the adoption");
+            });
+
+            it("a gateway's 504 after the API stored the create: it is found and adopted, not made twice", async () => {
+                stack.sim.inject({
+                    method: "POST",
+                    path: kit.path.list,
+                    fault: { status: 504, handled: true, envelope: false },
+                });
+                const r = await step(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
+                assert.equal(r.op, "create");
+                assert.equal(stack.sim.listConnections().length, 1);
+                assertMatches([kit.inputs()], "after the 504");
+            });
+
+            it("an update that removed the token, whose read-back failed, leaves no stale token in state", async () => {
+                await step(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
+                stack.sim.inject({ method: "GET", fault: { status: 500 }, times: MAX_ATTEMPTS });
+                const { token: _dropped, ...withoutToken } = kit.inputs();
+                await assert.rejects(
+                    step(() => engine.register(kit.type, "hook", declare(withoutToken), ASO)),
+                    /The update was sent/,
+                );
+                const urn = [...engine.state.keys()][0];
+                assert.equal(engine.plainState(urn).token, undefined, "state does not keep the removed token");
+                assert.equal(stack.sim.listConnections()[0].token, undefined);
             });
 
             it("does not adopt a twin made before the create began", async () => {
@@ -378,6 +403,16 @@ for (const kit of [v2, legacy]) {
         }
 
         if (kit === legacy) {
+            it("does not adopt an identical legacy webhook that existed before the create", async () => {
+                await step(() => engine.register(kit.type, "earlier", declare(kit.inputs()), ASO));
+                const [twin] = stack.sim.listLegacyWebhooks();
+                engine.state.clear();
+                stack.sim.inject({ method: "POST", path: kit.path.list, fault: "reset-before" });
+                const r = await step(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
+                assert.notEqual(r.id, twin.id, "a new webhook, not someone else's");
+                assert.equal(stack.sim.listLegacyWebhooks().length, 2);
+            });
+
             it("does not adopt a legacy webhook with the same name and url but other settings", async () => {
                 await step(() =>
                     engine.register(kit.type, "earlier", declare({ ...kit.inputs(), token: secret(TOKEN_2) }), ASO),

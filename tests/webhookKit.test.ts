@@ -275,7 +275,7 @@ describe("webhook request schema", () => {
         assert.ok(!r.ok);
         const reasons = r.failures.map((f) => f.reason);
         assert.ok(reasons.includes("chatId: must be a string"), reasons.join("; "));
-        assert.ok(reasons.includes("messageId: must be a string"), reasons.join("; "));
+        assert.ok(reasons.includes("messageId: is required"), reasons.join("; "));
         assert.ok(reasons.includes('node.type: must be "WEBHOOK"'), reasons.join("; "));
     });
 });
@@ -475,11 +475,13 @@ describe("probeWebhook", function () {
     let good = "";
     let server = "";
     let sawAuthorization: Array<string | undefined> = [];
+    let sawHeader: Array<string | string[] | undefined> = [];
 
     before(async () => {
         good = await listen(createWebhookHandler(() => answer, { auth, headers }));
         const other = await listen((req, res) => {
             sawAuthorization.push(req.headers.authorization);
+            sawHeader.push(req.headers["x-env"]);
             afterBody(req, () => answerJson(res, 200, answer));
         });
         const authed = createWebhookHandler(() => answer, { auth, headers });
@@ -519,6 +521,7 @@ describe("probeWebhook", function () {
     });
     beforeEach(() => {
         sawAuthorization = [];
+        sawHeader = [];
     });
 
     const noSecrets = (problems: string[]) => {
@@ -567,10 +570,11 @@ describe("probeWebhook", function () {
         assert.match(r.problems.join("\n"), /307 or 308/);
     });
 
-    it("does not send the basic credentials to another origin", async () => {
+    it("does not send the basic credentials or the connection's headers to another origin", async () => {
         const r = await probeWebhook(`${server}/elsewhere`, { auth, headers });
         assert.equal(r.ok, true, r.problems.join("\n"));
         assert.deepEqual(sawAuthorization, [undefined]);
+        assert.deepEqual(sawHeader, [undefined], "a secret header value is not sent to another origin");
         const refused = await probeWebhook(`${server}/elsewhere-authed`, { auth, headers });
         assert.equal(refused.status, 401);
         assert.match(refused.problems.join("\n"), /not sent on after the redirect to another origin/);

@@ -163,21 +163,27 @@ const CLOCK_SLACK_MS = 2_000;
  * Creates with `post` (one POST, returning the new id) so that a flaky network or a struggling API
  * never leaves a second one behind. A POST is not idempotent, so it is sent again only when the
  * API certainly did not act on it (429, API unreachable), or when it may have and the list
- * (`findMatching`) shows it did not. After an uncertain failure:
- * - the API answered 5xx, or cut the connection: it is done with the request. What the list shows
- *   made since the first POST (the newest, by `createdAt`) is adopted; if nothing, POST again.
- * - no answer in time, or a 2xx that cannot be read: it may have made it, or still be making it.
- *   Keep looking for up to one more request timeout, never POST again; if nothing shows up, fail
- *   saying what to check.
+ * (`findMatching`) shows it did not. What the list shows made since the first POST is adopted;
+ * two or more such matches fail rather than guess. After an uncertain failure:
+ * - the API itself answered 500 or 503 (its envelope came back): it is done with the request. If
+ *   the list shows nothing made, POST again.
+ * - a gateway answered (502, 504, a 5xx without the API's envelope) or the connection was cut after
+ *   sending: the API may still be making it. Keep looking for up to one request timeout; if
+ *   nothing shows up, POST again.
+ * - no answer in time, or a 2xx that cannot be read: keep looking as long, but never POST again;
+ *   if nothing shows up, fail saying what to check.
  * `lookFor` names what to look for in the dashboard: `connection named "orders" on story ...`.
+ * `snapshotFirst`: for an API that gives no creation time, list the matches before the first POST
+ * so that one made by someone else is never taken for ours (one more GET per create).
  */
 export async function createOnce(
     operation: string,
     lookFor: string,
     post: () => Promise<string>,
     findMatching: () => Promise<Candidate[]>,
+    snapshotFirst = false,
 ): Promise<string> {
-    const { ChatbotApiError, ConnectionError, ResponseFormatError, appendNote } =
+    const { ChatbotApiError, ConnectionError, ResponseFormatError, ServerError, appendNote } =
         require("../client/errors") as typeof import("../client/errors");
     const { duration, safeToRetry, sleep } = require("../client/client") as typeof import("../client/client");
     const client = api();
@@ -185,19 +191,23 @@ export async function createOnce(
     const postAgain = new WeakSet<Error>();
     const checkHint =
         `Before running \`pulumi up\` again, look in the ChatBot dashboard for a ${lookFor}: if it is there, ` +
-        `adopt it with the \`import: "<its id>"\` resource option instead of making another.`;
+        `adopt it with \`adoptId: "<its id>"\` instead of making another.`;
+    const before = snapshotFirst ? new Set((await findMatching()).map((c) => c.id)) : new Set<string>();
 
     const madeSinceStart = async (): Promise<string | undefined> => {
         const found = await findMatching();
-        // On the API's clock, learnt from the list's Date header. Without createdAt, every match counts.
+        // On the API's clock, learnt from the list's Date header. Without a (readable) createdAt,
+        // every match not there before counts.
         const since = started + client.clockOffsetMs - CLOCK_SLACK_MS;
-        const made = found.filter((c) => c.createdAt === undefined || Date.parse(c.createdAt) >= since);
-        if (made.length > 1 && made.some((c) => c.createdAt === undefined)) {
+        const made = found.filter((c) => {
+            const at = c.createdAt === undefined ? NaN : Date.parse(c.createdAt);
+            return !before.has(c.id) && (Number.isNaN(at) || at >= since);
+        });
+        if (made.length > 1) {
             throw new Error(
-                `${made.length} match (ids ${made.map((c) => c.id).join(", ")}), so which one it made cannot be told`,
+                `${made.length} were made since the create began (ids ${made.map((c) => c.id).join(", ")}), so which one is this resource's cannot be told`,
             );
         }
-        made.sort((a, b) => Date.parse(b.createdAt ?? "") - Date.parse(a.createdAt ?? ""));
         return made[0]?.id;
     };
 
@@ -210,14 +220,20 @@ export async function createOnce(
                 if (e instanceof ChatbotApiError && safeToRetry("POST", e)) postAgain.add(e);
                 throw e;
             }
-            const mayStillAppear =
+            const neverPostAgain =
                 (e instanceof ConnectionError && e.reason === "timeout") || e instanceof ResponseFormatError;
+            const apiAnswered =
+                e instanceof ServerError && e.statusType !== undefined && (e.status === 500 || e.status === 503);
             let id: string | undefined;
             try {
                 id = await madeSinceStart();
-                const deadline = Date.now() + client.timeoutMs;
-                for (let n = 1; !id && mayStillAppear && Date.now() < deadline; n++) {
-                    const pause = Math.min(client.retry.baseDelayMs * 2 ** (n - 1), client.retry.maxDelayMs);
+                const deadline = Date.now() + (apiAnswered ? 0 : client.timeoutMs);
+                for (let n = 1; !id && Date.now() < deadline; n++) {
+                    // At least 50 ms apart, so a zero base delay cannot turn this into a busy loop.
+                    const pause = Math.max(
+                        50,
+                        Math.min(client.retry.baseDelayMs * 2 ** (n - 1), client.retry.maxDelayMs),
+                    );
                     await sleep(Math.max(0, Math.min(pause, deadline - Date.now())));
                     id = await madeSinceStart();
                 }
@@ -226,7 +242,7 @@ export async function createOnce(
                 throw appendNote(e, `Whether it was made is unknown: looking for it failed (${why}). ${checkHint}`);
             }
             if (id) return id;
-            if (mayStillAppear) {
+            if (neverPostAgain) {
                 const waited = duration(client.timeoutMs);
                 throw appendNote(
                     e,
@@ -249,12 +265,23 @@ export async function createOnce(
     }
 }
 
+/** The note of a partial failure after an update whose read-back failed. */
+export const UPDATE_RECORDED =
+    "The update was sent; what it should hold is recorded in state, and the next `pulumi refresh` or `pulumi up` reads it back.";
+
 /**
  * The error for an update (or other write) that failed. If the change may have been made (see
  * `ambiguous`), what the API now holds is read once and recorded, so state matches the API; the
  * next `pulumi up` tries again. Otherwise, or if it cannot be read, the error as it is.
  */
 export async function failedWrite(cause: unknown, id: string, readNow: () => Promise<Plain>, inputs: Plain) {
+    const { NotFoundError, appendNote } = require("../client/errors") as typeof import("../client/errors");
+    if (cause instanceof NotFoundError) {
+        return appendNote(
+            cause,
+            "It was deleted outside Pulumi: `pulumi refresh` drops it from state, then `pulumi up` creates it again.",
+        );
+    }
     if (!(cause instanceof Error) || !(cause as ChatbotApiError).ambiguous) return cause;
     try {
         const now = await readNow();
@@ -278,6 +305,13 @@ export function label(props: Plain, id: string): string {
 /** The API client for the provider's settings. */
 export function api() {
     return (require("../config") as typeof import("../config")).apiClient();
+}
+
+/** Copies all but the listed keys. */
+export function omit(o: Plain, keys: ReadonlyArray<string>): Plain {
+    const out: Plain = { ...o };
+    for (const k of keys) delete out[k];
+    return out;
 }
 
 /** Copies the listed keys that are set. */

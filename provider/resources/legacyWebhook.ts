@@ -23,10 +23,12 @@ import {
     inputsDiffer,
     label,
     partialFailure,
+    omit,
     pick,
     providerModule,
     secretIfSet,
     unlessNotFound,
+    UPDATE_RECORDED,
     type Candidate,
     type Plain,
 } from "./common";
@@ -145,6 +147,7 @@ export async function create(inputs: Plain): Promise<{ id: string; outs: Plain }
             return envelope.id;
         },
         () => findMatching(desired, secrets),
+        true, // no createdAt in the legacy API: set aside matches that existed before
     );
     try {
         return { id, outs: await readOutputs(id, `read back legacy webhook ${label(inputs, id)}`, secrets) };
@@ -175,7 +178,7 @@ export async function update(id: string, olds: Plain, news: Plain): Promise<{ ou
     try {
         return { outs: await readBack() };
     } catch (e) {
-        throw partialFailure(e, id, { ...olds, ...body(desired) }, news);
+        throw partialFailure(e, id, { ...omit(olds, INPUT_KEYS), ...body(desired) }, news, UPDATE_RECORDED);
     }
 }
 
@@ -240,5 +243,5 @@ function toOutputs(w: ApiWebhook): Plain {
 function secretsOf(v: Partial<LegacyWebhookInputs> | Plain): string[] {
     const p = v as Partial<LegacyWebhookInputs>;
     const headers = Array.isArray(p.headers) ? p.headers.map((h) => h?.value) : [];
-    return [p.token, p.auth?.password, ...headers].filter((s): s is string => typeof s === "string");
+    return [p.token, p.auth?.username, p.auth?.password, ...headers].filter((s): s is string => typeof s === "string");
 }

@@ -23,10 +23,12 @@ import {
     failedWrite,
     label,
     partialFailure,
+    omit,
     pick,
     providerModule,
     secretIfSet,
     unlessNotFound,
+    UPDATE_RECORDED,
     type Candidate,
     type Plain,
 } from "./common";
@@ -139,12 +141,8 @@ export class WebhookConnection extends pulumi.dynamic.Resource {
 export { configure } from "./common";
 
 export async function check(_olds: Plain, news: Plain): Promise<{ inputs: Plain; failures: CheckFailure[] }> {
-    const { connectionCreateSchema, connectionLimits } =
-        require("../schema/connection") as typeof import("../schema/connection");
-    const { text } = require("../schema/fields") as typeof import("../schema/fields");
-    const ID = connectionLimits.idLength;
-    const schema = connectionCreateSchema.extend({ adoptId: text(ID, ID).optional() });
-    const result = checkInputs(schema, [...INPUT_KEYS, "adoptId"], news);
+    const { connectionInputsSchema } = require("../schema/connection") as typeof import("../schema/connection");
+    const result = checkInputs(connectionInputsSchema, [...INPUT_KEYS, "adoptId"], news);
     // zod's records skip a "__proto__" key without a word, so it would pass and then be dropped
     // (found by tests/properties.test.ts). Refuse it here, where the raw input is still at hand.
     const headers = result.inputs.headers;
@@ -220,7 +218,7 @@ export async function update(id: string, olds: Plain, news: Plain): Promise<{ ou
     try {
         return { outs: await readBack() };
     } catch (e) {
-        throw partialFailure(e, id, { ...olds, ...expectedOutputs(desired), story: olds.story }, news);
+        throw partialFailure(e, id, expectedOutputs(desired, olds), news, UPDATE_RECORDED);
     }
 }
 
@@ -251,7 +249,7 @@ async function adopt(
     try {
         return { id, outs: await readOutputs(id, `read back webhook connection ${label(inputs, id)}`, secrets) };
     } catch (e) {
-        throw partialFailure(e, id, { ...current, ...expectedOutputs(desired), story: current.story }, inputs);
+        throw partialFailure(e, id, expectedOutputs(desired, current), inputs);
     }
 }
 
@@ -310,12 +308,22 @@ function toOutputs(c: Connection): Plain {
 }
 
 /** The outputs a successful create or update should lead to, for a partial-failure record. */
-function expectedOutputs(d: WebhookConnectionInputs): Plain {
-    return { ...body(d, true), story: { id: d.storyId, name: "" }, lastError: null, createdAt: "", updatedAt: "" };
+function expectedOutputs(d: WebhookConnectionInputs, known: Plain = {}): Plain {
+    // What was known before (story, timestamps) stays; every input is the program's, so a token,
+    // headers or auth the write removed do not linger in state.
+    const before = omit(known, INPUT_KEYS);
+    return {
+        story: { id: d.storyId, name: "" },
+        lastError: null,
+        createdAt: "",
+        updatedAt: "",
+        ...before,
+        ...body(d, true),
+    };
 }
 
 function secretsOf(v: Partial<WebhookConnectionInputs> | Plain): string[] {
     const p = v as Partial<WebhookConnectionInputs>;
     const headers = p.headers && typeof p.headers === "object" ? Object.values(p.headers) : [];
-    return [p.token, p.auth?.password, ...headers].filter((s): s is string => typeof s === "string");
+    return [p.token, p.auth?.username, p.auth?.password, ...headers].filter((s): s is string => typeof s === "string");
 }

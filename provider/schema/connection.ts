@@ -40,6 +40,11 @@ export const connectionCreateSchema = connectionUpdateSchema.extend({
     storyId: text(L.idLength, L.idLength),
 });
 
+/** A WebhookConnection's inputs: the create body, and the id of an existing connection to adopt. */
+export const connectionInputsSchema = connectionCreateSchema.extend({
+    adoptId: text(L.idLength, L.idLength).optional(),
+});
+
 export type ConnectionUpdate = z.infer<typeof connectionUpdateSchema>;
 export type ConnectionCreate = z.infer<typeof connectionCreateSchema>;
 

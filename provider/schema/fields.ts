@@ -4,7 +4,10 @@
  */
 import { z } from "zod";
 
-const typeError = (type: string) => ({ error: `must be ${type}` });
+/** A missing property is "required"; a value of the wrong type names the type wanted. */
+export const typeError = (type: string) => ({
+    error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : `must be ${type}`),
+});
 
 /** A string whose length is `min` to `max` characters. */
 export function text(min: number, max: number) {

@@ -7,7 +7,7 @@
  * before ChatBot silently drops it. The request is lenient: ChatBot may send more than is documented.
  */
 import { z } from "zod";
-import { integer, list, record, text } from "./fields";
+import { integer, list, record, text, typeError } from "./fields";
 
 const range = (min: number, max: number) => ({ min, max }) as const;
 
@@ -193,7 +193,7 @@ export const webhookResponseSchema = record({
     attributes: attributesSchema.optional(),
 });
 
-const str = z.string({ error: "must be a string" });
+const str = z.string(typeError("a string"));
 
 /**
  * The request ChatBot POSTs. Lenient: keys beyond the documented ones are kept (ChatBot may add

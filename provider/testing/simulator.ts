@@ -52,7 +52,10 @@ export interface StoredLegacyWebhook extends LegacyWebhookInput {
 
 /** A fault to answer with instead of (or after) handling a request. */
 export type FaultKind =
-    | { status: number; retryAfter?: string; message?: string } // e.g. 500, 503, 429 with Retry-After
+    // e.g. 500, 503, 429 with Retry-After. `handled`: the request is carried out first (stored), then
+    // this status is answered, as a gateway does when the API behind it is slow (502, 504).
+    // `envelope: false`: a bare answer with no API envelope, as from a proxy.
+    | { status: number; retryAfter?: string; message?: string; handled?: boolean; envelope?: boolean }
     | "reset-before" // connection destroyed before the request is handled
     | "reset-after" // request handled (stored), then the connection destroyed: no answer
     | { delayMs: number } // answer late
@@ -232,9 +235,14 @@ export class ChatbotSimulator {
                 return;
             }
             if (typeof fault === "object" && "status" in fault) {
+                if (fault.handled) this.route(req, method, path, raw);
                 record(fault.status);
                 const headers: Record<string, string> = fault.retryAfter ? { "retry-after": fault.retryAfter } : {};
-                return send(res, fault.status, envelope(fault.status, fault.message ?? "injected fault"), headers);
+                const body =
+                    fault.envelope === false
+                        ? { message: fault.message ?? "bad gateway" }
+                        : envelope(fault.status, fault.message ?? "injected fault");
+                return send(res, fault.status, body, headers);
             }
             if (typeof fault === "object" && "delayMs" in fault) await sleep(fault.delayMs);
             const [status, body] = this.route(req, method, path, raw);

@@ -159,11 +159,14 @@ export async function probeWebhook(url: string, options: ProbeOptions = {}): Pro
             }
             // As HTTP clients do: 303, and 301/302 after a POST, are followed with GET; 307/308 keep the POST.
             if (res.statusCode === 303 || res.statusCode === 301 || res.statusCode === 302) method = "GET";
-            // Credentials go only where they were meant for: not to another origin.
-            if (next.origin !== target.origin && headers.authorization !== undefined) {
-                credentialsDropped = true;
+            // Credentials go only where they were meant for: neither basic auth nor the
+            // connection's own headers (secret values) are sent to another origin.
+            if (next.origin !== target.origin) {
+                const own = Object.keys(lowerCaseKeys(options.headers ?? {}));
+                credentialsDropped ||= headers.authorization !== undefined || own.some((k) => k in headers);
                 headers = { ...headers };
                 delete headers.authorization;
+                for (const k of own) delete headers[k];
             }
             target = next;
         }
@@ -203,7 +206,8 @@ function judgeBody(text: string, problems: string[]): WebhookResponse | undefine
 }
 
 const AUTH_NOT_FORWARDED =
-    "basic authorization was not sent on after the redirect to another origin; point the connection at the final URL";
+    "basic authorization and the connection's headers were not sent on after the redirect to another origin; " +
+    "point the connection at the final URL";
 
 const GET_AFTER_REDIRECT =
     "the call was repeated as GET after a 301, 302 or 303 redirect, as HTTP clients do, so the body was lost; " +
