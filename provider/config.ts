@@ -76,11 +76,13 @@ export function resolveSettings(env: NodeJS.ProcessEnv = process.env): Settings 
         const source = fromStack.apiUrl !== undefined ? configKeys.apiUrl : envVars.apiUrl;
         throw new SettingsError(`${source} must be an absolute http:// or https:// URL.`);
     }
+    // At most what a timer can wait (2^31-1 ms, about 24.8 days): beyond, Node fires at once.
+    const MAX = 2_147_483_647;
     const int = (key: keyof typeof tuningEnvVars, min: number): number | undefined => {
         const raw = nonEmpty(env[tuningEnvVars[key]]);
         if (raw === undefined) return undefined;
-        if (!/^\d+$/.test(raw) || Number(raw) < min) {
-            throw new SettingsError(`${tuningEnvVars[key]} must be a whole number, at least ${min}.`);
+        if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > MAX) {
+            throw new SettingsError(`${tuningEnvVars[key]} must be a whole number from ${min} to ${MAX}.`);
         }
         return Number(raw);
     };

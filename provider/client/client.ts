@@ -311,7 +311,8 @@ export function duration(ms: number): string {
     return `${ms >= 10_000 ? Math.round(ms / 1000) : Math.round(ms / 100) / 10} s`;
 }
 
-function firstHeader(v: string | string[] | undefined): string | undefined {
+/** The first value of a response header that may repeat. */
+export function firstHeader(v: string | string[] | undefined): string | undefined {
     return Array.isArray(v) ? v[0] : v;
 }
 
@@ -335,9 +336,15 @@ function envelopeStatus(json: unknown): { type?: string; message?: string } {
     return out;
 }
 
-function errorCode(e: unknown): string | undefined {
-    const code = (e as { code?: unknown })?.code ?? (e as { cause?: { code?: unknown } })?.cause?.code;
-    return typeof code === "string" ? code : undefined;
+/** The system code of a network error (ECONNREFUSED, ...): undici may wrap the socket's error,
+ *  so the causes are searched too. */
+export function errorCode(error: unknown): string | undefined {
+    for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 4; depth++) {
+        const code = (e as { code?: unknown }).code;
+        if (typeof code === "string" && code !== "UND_ERR") return code;
+        e = (e as { cause?: unknown }).cause;
+    }
+    return undefined;
 }
 
 function describeNetworkError(e: Error): string {

@@ -234,8 +234,10 @@ function toOutputs(w: ApiWebhook): Plain {
         lastError: typeof err === "string" ? err : err ? err.message : null,
         lastErrorAt: err && typeof err === "object" ? err.date : null,
     };
-    if (w.token != null) out.token = w.token;
-    if (w.headers != null) out.headers = w.headers.map((h) => ({ name: h.name, value: h.value }));
+    // An API may say "none" with an empty value: absent, as the program says it.
+    if (w.token != null && w.token !== "") out.token = w.token;
+    if (w.headers != null && w.headers.length > 0)
+        out.headers = w.headers.map((h) => ({ name: h.name, value: h.value }));
     if (w.auth != null) out.auth = { username: w.auth.username, password: w.auth.password };
     return out as unknown as Plain;
 }

@@ -301,8 +301,9 @@ function toOutputs(c: Connection): Plain {
         createdAt: c.createdAt,
         updatedAt: c.updatedAt,
     };
-    if (c.token != null) out.token = c.token;
-    if (c.headers != null) out.headers = { ...c.headers };
+    // An API may say "none" with an empty value: absent, as the program says it.
+    if (c.token != null && c.token !== "") out.token = c.token;
+    if (c.headers != null && Object.keys(c.headers).length > 0) out.headers = { ...c.headers };
     if (c.auth != null) out.auth = { username: c.auth.username, password: c.auth.password };
     return out as unknown as Plain;
 }

@@ -239,6 +239,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<Body> {
         if (Buffer.isBuffer(preRead)) return Promise.resolve(parseJson(preRead.toString("utf8")));
         return Promise.resolve({ kind: "json", value: preRead });
     }
+    // Read already, by middleware that kept nothing: no event will come, so do not wait for one.
+    if (req.readableEnded) return Promise.resolve({ kind: "notJson" });
     const declared = Number(req.headers["content-length"]);
     if (Number.isFinite(declared) && declared > limit) return Promise.resolve({ kind: "tooLarge" });
 

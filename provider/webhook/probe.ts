@@ -12,6 +12,7 @@
  */
 import { performance } from "perf_hooks";
 import type { Dispatcher } from "undici";
+import { errorCode, firstHeader } from "../client/client";
 import { redact } from "../client/errors";
 import { connectionLimits } from "../schema/connection";
 import { httpUrl } from "../schema/fields";
@@ -134,7 +135,7 @@ export async function probeWebhook(url: string, options: ProbeOptions = {}): Pro
 
             await res.body.dump().catch(() => undefined);
             redirects++;
-            const location = header(res.headers, "location");
+            const location = firstHeader(res.headers.location);
             if (!location) {
                 problems.push(`${display(target)} answered a ${res.statusCode} redirect without a Location header`);
                 return result();
@@ -240,24 +241,9 @@ function unreachable(error: unknown, target: URL, redirects: number, secrets: st
     return `could not connect to ${where}: ${code ? `${code}: ` : ""}${message}`;
 }
 
-function errorCode(error: unknown): string | undefined {
-    // undici may wrap the socket's error; its cause holds the system code.
-    for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 4; depth++) {
-        const code = (e as { code?: unknown }).code;
-        if (typeof code === "string" && code !== "UND_ERR") return code;
-        e = (e as { cause?: unknown }).cause;
-    }
-    return undefined;
-}
-
 /** A URL as a problem may show it: no user info, query or fragment, which may hold secrets. */
 function display(u: URL): string {
     return `${u.origin}${u.pathname}`;
-}
-
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
-    const v = headers[name];
-    return Array.isArray(v) ? v[0] : v;
 }
 
 function lowerCaseKeys(h: Record<string, string>): Record<string, string> {
