@@ -141,7 +141,7 @@ export async function deleteAt(path: string, operation: string, secrets: string[
 
 /** What a create's answer must hold: the new id. */
 let envelopeSchema: import("zod").ZodType<{ id: string }> | undefined;
-export function createdEnvelopeSchema() {
+function createdEnvelopeSchema() {
     // Built once: zod compiles a schema on its first parse.
     if (!envelopeSchema) {
         const { z } = require("zod") as typeof import("zod");
@@ -160,8 +160,8 @@ export interface Candidate {
 const CLOCK_SLACK_MS = 2_000;
 
 /**
- * Creates with `post` (one POST, returning the new id) so that a flaky network or a struggling API
- * never leaves a second one behind. A POST is not idempotent, so it is sent again only when the
+ * Creates with one POST of `request.body` to `request.path`, returning the new id, so that a flaky
+ * network or a struggling API never leaves a second one behind. A POST is not idempotent, so it is sent again only when the
  * API certainly did not act on it (429, API unreachable), or when it may have and the list
  * (`findMatching`) shows it did not. What the list shows made since the first POST is adopted;
  * two or more such matches fail rather than guess. After an uncertain failure:
@@ -179,7 +179,7 @@ const CLOCK_SLACK_MS = 2_000;
 export async function createOnce(
     operation: string,
     lookFor: string,
-    post: () => Promise<string>,
+    request: { path: string; body: Plain; secrets: string[] },
     findMatching: () => Promise<Candidate[]>,
     snapshotFirst = false,
 ): Promise<string> {
@@ -214,7 +214,8 @@ export async function createOnce(
     let verifiedNothingMade: Error | undefined;
     const attempt = async (): Promise<string> => {
         try {
-            return await post();
+            const { path, body, secrets } = request;
+            return (await client.send("POST", path, { operation, body, secrets, schema: createdEnvelopeSchema() })).id;
         } catch (e) {
             if (!(e instanceof ChatbotApiError) || !e.ambiguous) {
                 if (e instanceof ChatbotApiError && safeToRetry("POST", e)) postAgain.add(e);
@@ -266,15 +267,40 @@ export async function createOnce(
 }
 
 /** The note of a partial failure after an update whose read-back failed. */
-export const UPDATE_RECORDED =
+const UPDATE_RECORDED =
     "The update was sent; what it should hold is recorded in state, and the next `pulumi refresh` or `pulumi up` reads it back.";
+
+/**
+ * An update: PUT the whole desired state to `path`, then read back what the API stored. A PUT
+ * that may have been applied records what the API now holds (`failedWrite`); a read-back that
+ * fails after a good PUT records `expected`, what the PUT should have led to.
+ */
+export async function putThenRead(
+    id: string,
+    path: string,
+    write: { operation: string; body: Plain; secrets: string[] },
+    readBack: (once: boolean) => Promise<Plain>,
+    expected: Plain,
+    inputs: Plain,
+): Promise<Plain> {
+    try {
+        await api().request("PUT", path, write);
+    } catch (e) {
+        throw await failedWrite(e, id, () => readBack(true), inputs);
+    }
+    try {
+        return await readBack(false);
+    } catch (e) {
+        throw partialFailure(e, id, expected, inputs, UPDATE_RECORDED);
+    }
+}
 
 /**
  * The error for an update (or other write) that failed. If the change may have been made (see
  * `ambiguous`), what the API now holds is read once and recorded, so state matches the API; the
  * next `pulumi up` tries again. Otherwise, or if it cannot be read, the error as it is.
  */
-export async function failedWrite(cause: unknown, id: string, readNow: () => Promise<Plain>, inputs: Plain) {
+async function failedWrite(cause: unknown, id: string, readNow: () => Promise<Plain>, inputs: Plain) {
     const { NotFoundError, appendNote } = require("../client/errors") as typeof import("../client/errors");
     if (cause instanceof NotFoundError) {
         return appendNote(

@@ -15,20 +15,18 @@ import {
     api,
     checkInputs,
     createOnce,
-    createdEnvelopeSchema,
     deleteAt,
     diffInputs,
     getOne,
-    failedWrite,
     inputsDiffer,
     label,
     partialFailure,
     omit,
     pick,
+    putThenRead,
     providerModule,
     secretIfSet,
     unlessNotFound,
-    UPDATE_RECORDED,
     type Candidate,
     type Plain,
 } from "./common";
@@ -137,15 +135,7 @@ export async function create(inputs: Plain): Promise<{ id: string; outs: Plain }
     const id = await createOnce(
         operation,
         `legacy webhook named "${desired.name}" with url ${desired.url}`,
-        async () => {
-            const envelope = await api().send("POST", PATH, {
-                operation,
-                body: body(desired),
-                secrets,
-                schema: createdEnvelopeSchema(),
-            });
-            return envelope.id;
-        },
+        { path: PATH, body: body(desired), secrets },
         () => findMatching(desired, secrets),
         true, // no createdAt in the legacy API: set aside matches that existed before
     );
@@ -168,18 +158,15 @@ export async function update(id: string, olds: Plain, news: Plain): Promise<{ ou
     const desired = news as unknown as LegacyWebhookInputs;
     const secrets = [...secretsOf(desired), ...secretsOf(olds)];
     const operation = `update legacy webhook ${label(news, id)}`;
-    const readBack = (once = false) => readOutputs(id, `read back legacy webhook ${label(news, id)}`, secrets, once);
-    try {
-        await api().request("PUT", `${PATH}/${encodeURIComponent(id)}`, { operation, body: body(desired), secrets });
-    } catch (e) {
-        // It may have been applied all the same: then state records what the API holds.
-        throw await failedWrite(e, id, () => readBack(true), news);
-    }
-    try {
-        return { outs: await readBack() };
-    } catch (e) {
-        throw partialFailure(e, id, { ...omit(olds, INPUT_KEYS), ...body(desired) }, news, UPDATE_RECORDED);
-    }
+    const outs = await putThenRead(
+        id,
+        `${PATH}/${encodeURIComponent(id)}`,
+        { operation, body: body(desired), secrets },
+        (once) => readOutputs(id, `read back legacy webhook ${label(news, id)}`, secrets, once),
+        { ...omit(olds, INPUT_KEYS), ...body(desired) },
+        news,
+    );
+    return { outs };
 }
 
 async function deleteWebhook(id: string, props: Plain): Promise<void> {

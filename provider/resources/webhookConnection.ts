@@ -16,19 +16,17 @@ import {
     api,
     checkInputs,
     createOnce,
-    createdEnvelopeSchema,
     deleteAt,
     diffInputs,
     getOne,
-    failedWrite,
     label,
     partialFailure,
     omit,
     pick,
+    putThenRead,
     providerModule,
     secretIfSet,
     unlessNotFound,
-    UPDATE_RECORDED,
     type Candidate,
     type Plain,
 } from "./common";
@@ -171,15 +169,7 @@ export async function create(inputs: Plain): Promise<{ id: string; outs: Plain }
     const id = await createOnce(
         operation,
         `connection named "${desired.name}" on story ${desired.storyId} with url ${desired.url}`,
-        async () => {
-            const envelope = await api().send("POST", PATH, {
-                operation,
-                body: body(desired, true),
-                secrets,
-                schema: createdEnvelopeSchema(),
-            });
-            return envelope.id;
-        },
+        { path: PATH, body: body(desired, true), secrets },
         () => findMatching(desired),
     );
     try {
@@ -203,23 +193,15 @@ export async function update(id: string, olds: Plain, news: Plain): Promise<{ ou
     const desired = news as unknown as WebhookConnectionInputs;
     const secrets = [...secretsOf(desired), ...secretsOf(olds)];
     const operation = `update webhook connection ${label(news, id)}`;
-    const readBack = (once = false) =>
-        readOutputs(id, `read back webhook connection ${label(news, id)}`, secrets, once);
-    try {
-        await api().request("PUT", `${PATH}/${encodeURIComponent(id)}`, {
-            operation,
-            body: body(desired, false),
-            secrets,
-        });
-    } catch (e) {
-        // It may have been applied all the same: then state records what the API holds.
-        throw await failedWrite(e, id, () => readBack(true), news);
-    }
-    try {
-        return { outs: await readBack() };
-    } catch (e) {
-        throw partialFailure(e, id, expectedOutputs(desired, olds), news, UPDATE_RECORDED);
-    }
+    const outs = await putThenRead(
+        id,
+        `${PATH}/${encodeURIComponent(id)}`,
+        { operation, body: body(desired, false), secrets },
+        (once) => readOutputs(id, `read back webhook connection ${label(news, id)}`, secrets, once),
+        expectedOutputs(desired, olds),
+        news,
+    );
+    return { outs };
 }
 
 /**
@@ -245,12 +227,8 @@ async function adopt(
         );
     }
     if (!diffInputs(INPUT_KEYS, [], current, inputs).changes) return { id, outs: current };
-    await api().request("PUT", `${PATH}/${encodeURIComponent(id)}`, { operation, body: body(desired, false), secrets });
-    try {
-        return { id, outs: await readOutputs(id, `read back webhook connection ${label(inputs, id)}`, secrets) };
-    } catch (e) {
-        throw partialFailure(e, id, expectedOutputs(desired, current), inputs);
-    }
+    // What differs is an update, like any other.
+    return { id, outs: (await update(id, current, inputs)).outs };
 }
 
 /** A connection that is already gone is not an error; nor is one found gone after an uncertain DELETE. */
