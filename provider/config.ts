@@ -10,7 +10,7 @@
  * `CHATBOT_RETRY_BASE_MS` (first backoff, 500), `CHATBOT_RETRY_MAX_ELAPSED_MS` (all retries, 60000),
  * `CHATBOT_MAX_IN_FLIGHT` (requests at once, 32). Tests shrink the waits with them.
  */
-import { ChatbotClient, type ClientOptions } from "./client/client";
+import type { ClientOptions } from "./client/client";
 
 export const DEFAULT_API_URL = "https://api.chatbot.com";
 
@@ -32,7 +32,6 @@ export interface ProviderConfig {
 }
 
 let fromStack: { token?: string; apiUrl?: string } = {};
-let cached: { key: string; client: ChatbotClient } | undefined;
 
 /** Records stack config. Never throws: the plugin keeps a provider whose configure failed, with no
  *  config at all, so errors are raised where the settings are used instead. */
@@ -97,15 +96,6 @@ export function resolveSettings(env: NodeJS.ProcessEnv = process.env): Settings 
             maxElapsedMs: int("maxElapsedMs", 0),
         },
     };
-}
-
-/** The client for the current settings: one per process (one pool, one in-flight limit) while
- *  they stay the same. */
-export function apiClient(): ChatbotClient {
-    const s = resolveSettings();
-    const key = JSON.stringify(s);
-    if (!cached || cached.key !== key) cached = { key, client: new ChatbotClient(s) };
-    return cached.client;
 }
 
 function nonEmpty(v: string | undefined): string | undefined {

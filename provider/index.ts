@@ -20,7 +20,7 @@ export {
     ResponseFormatError,
 } from "./client/errors";
 export { configKeys, envVars, DEFAULT_API_URL } from "./config";
-export { connectionLimits } from "./schema/connection";
+export { limits, connectionLimits, legacyLimits } from "./limits";
 export { LegacyWebhook } from "./resources/legacyWebhook";
 export type {
     LegacyWebhookArgs,
@@ -28,4 +28,3 @@ export type {
     LegacyWebhookOutputs,
     LegacyHeader,
 } from "./resources/legacyWebhook";
-export { legacyLimits } from "./schema/legacy";

@@ -9,7 +9,7 @@
  * - 5xx, a connection cut before the answer, a timeout and an unusable answer, for GET, PUT and
  *   DELETE only: doing them twice is the same as once.
  * A POST (create) that may have been carried out is never repeated here: the resource first looks
- * for what it may have made (`createOnce` in resources/common.ts).
+ * for what it may have made (`createOnce` in resources/writes.ts).
  * Waits follow `Retry-After` (seconds or an HTTP date) when the API sends one, else exponential
  * backoff with full jitter; attempts and total time are bounded (`RetryPolicy`).
  *
@@ -23,6 +23,7 @@
  */
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
+import { resolveSettings } from "../config";
 import {
     ChatbotApiError,
     ConnectionError,
@@ -98,13 +99,24 @@ const UNREACHABLE = new Set([
     "UND_ERR_CONNECT_TIMEOUT",
 ]);
 
+/** undici, loaded on the first request: a plugin that only checks and diffs never loads it. */
+let undici: typeof import("undici") | undefined;
 let sharedDispatcher: Dispatcher | undefined;
-function defaultDispatcher(): Dispatcher {
-    if (!sharedDispatcher) {
-        const { Agent } = require("undici") as typeof import("undici");
-        sharedDispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
-    }
-    return sharedDispatcher;
+function http(): { request: typeof import("undici").request; dispatcher: Dispatcher } {
+    undici ??= require("undici") as typeof import("undici");
+    sharedDispatcher ??= new undici.Agent({ keepAliveTimeout: 10_000, connections: 64 });
+    return { request: undici.request, dispatcher: sharedDispatcher };
+}
+
+let cached: { key: string; client: ChatbotClient } | undefined;
+
+/** The client for the provider's current settings (stack config, else the environment): one per
+ *  process (one pool, one in-flight limit) while they stay the same. */
+export function apiClient(): ChatbotClient {
+    const s = resolveSettings();
+    const key = JSON.stringify(s);
+    if (!cached || cached.key !== key) cached = { key, client: new ChatbotClient(s) };
+    return cached.client;
 }
 
 export class ChatbotClient {
@@ -167,13 +179,29 @@ export class ChatbotClient {
         }
     }
 
+    /**
+     * Calls `look` until it finds something or `withinMs` has passed, pausing between looks as
+     * the backoff policy says (at least 50 ms, so a zero base delay is no busy loop). For asking
+     * the API whether an uncertain write took effect, when it may still be taking effect.
+     */
+    async lookFor<T>(look: () => Promise<T | undefined>, withinMs: number): Promise<T | undefined> {
+        const deadline = Date.now() + withinMs;
+        let found = await look();
+        for (let n = 1; found === undefined && Date.now() < deadline; n++) {
+            const pause = Math.max(50, Math.min(this.retry.baseDelayMs * 2 ** (n - 1), this.retry.maxDelayMs));
+            await sleep(Math.max(0, Math.min(pause, deadline - Date.now())));
+            found = await look();
+        }
+        return found;
+    }
+
     /** One attempt, no retry: returns the parsed answer; anything else throws a ChatbotApiError. */
     send<T = unknown>(method: Method, path: string, opts: RequestOptions<T>): Promise<T> {
         return this.slots.run(() => this.attempt(method, path, opts));
     }
 
     private async attempt<T>(method: Method, path: string, opts: RequestOptions<T>): Promise<T> {
-        const { request } = require("undici") as typeof import("undici");
+        const { request, dispatcher } = http();
         const secrets = [...(opts.secrets ?? []), this.options.token];
         const write = method !== "GET";
         // One timer for the whole attempt (undici's own timers are coarse: about a second).
@@ -192,7 +220,7 @@ export class ChatbotClient {
                     ...(opts.body === undefined ? {} : { "content-type": "application/json" }),
                 },
                 body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-                dispatcher: this.options.dispatcher ?? defaultDispatcher(),
+                dispatcher: this.options.dispatcher ?? dispatcher,
                 signal: timeout.signal,
             });
             statusCode = res.statusCode;

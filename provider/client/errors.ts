@@ -3,6 +3,7 @@
  * HTTP status and what the API said. None carries a secret: messages are redacted before they are
  * built (see `redact`).
  */
+import { configKeys, envVars } from "../config";
 
 export interface ApiErrorDetails {
     /** What was being done, e.g. `create webhook connection "orders"`. */
@@ -65,7 +66,7 @@ export class AuthenticationError extends ChatbotApiError {
         super(
             details,
             "The developer access token was rejected: set a valid one with " +
-                "`pulumi config set --secret chatbot:token <token>` or the CHATBOT_TOKEN environment variable.",
+                `\`pulumi config set --secret ${configKeys.token} <token>\` or the ${envVars.token} environment variable.`,
         );
     }
 }

@@ -1,21 +1,12 @@
 /**
- * The v2 webhook connection (`/v2/integrations/webhook`): every documented limit, written once.
- * Read by the WebhookConnection provider's check, by the simulator's request validation, and by
- * the docs' tables.
+ * The v2 webhook connection (`/v2/integrations/webhook`): its request and answer shapes, with the
+ * limits of `limits.connection`. Read by the WebhookConnection provider and by the simulator.
  */
 import { z } from "zod";
+import { limits } from "../limits";
 import { basicAuth, headerName, headerValue, httpUrl, record, text } from "./fields";
 
-export const connectionLimits = {
-    idLength: 24,
-    name: { min: 1, max: 128 },
-    url: { min: 1, max: 1024 },
-    token: { min: 1, max: 1024 },
-    headers: { min: 1, max: 10 },
-    auth: { min: 1, max: 1024 },
-} as const;
-
-const L = connectionLimits;
+const L = limits.connection;
 
 export const connectionHeadersSchema = z
     .record(headerName(), headerValue(0), {

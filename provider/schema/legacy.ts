@@ -1,20 +1,11 @@
 /**
- * The legacy webhook (unversioned `/webhooks`): every documented limit, written once.
+ * The legacy webhook (unversioned `/webhooks`): its shapes, with the limits of `limits.legacy`.
  */
 import { z } from "zod";
+import { limits } from "../limits";
 import { basicAuth, headerName, headerValue, httpUrl, list, record, text } from "./fields";
 
-export const legacyLimits = {
-    name: { min: 1, max: 1024 },
-    url: { max: 1024 },
-    token: { min: 1, max: 1024 },
-    headers: { min: 1, max: 99 },
-    headerName: { min: 1, max: 128 },
-    headerValue: { min: 1, max: 1024 },
-    auth: { min: 1, max: 1024 },
-} as const;
-
-const L = legacyLimits;
+const L = limits.legacy;
 
 /** Host names that are not public: the API documents that a legacy webhook's url must be public. */
 function isPublicHost(hostname: string): boolean {
@@ -53,7 +44,15 @@ export const legacyWebhookInputSchema = record({
     auth: basicAuth(L.auth.max).optional(),
 });
 
+/** A LegacyWebhook's inputs: the create body, and the id of an existing webhook to adopt. */
+export const legacyInputsSchema = legacyWebhookInputSchema.extend({
+    adoptId: text(L.id.min, L.id.max).optional(),
+});
+
 export type LegacyWebhookInput = z.infer<typeof legacyWebhookInputSchema>;
+
+/** An item of the list read: id, name, url and the last error's message. */
+export const legacyListItemSchema = z.object({ id: z.string(), name: z.string(), url: z.string() });
 
 /** The last error: a message in the list read, `{date, message}` in the single read. */
 export const legacyErrorSchema = z.object({ date: z.string(), message: z.string() });

@@ -1,44 +1,17 @@
 /**
  * The payloads of a webhook call: the request ChatBot POSTs to a user's backend, and the response
  * the backend must return (bot responses, buttons, attributes). Every documented limit is written
- * once, in `webhookLimits`, and read by the schemas below, the handler and the probe.
+ * once, in `limits.webhook` (../limits.ts), and read by the schemas below, the handler and the probe.
  *
  * Responses and buttons are strict (an unknown key fails) so a typo such as `mesage` is caught
  * before ChatBot silently drops it. The request is lenient: ChatBot may send more than is documented.
  */
 import { z } from "zod";
+import { limits } from "../limits";
 import { integer, list, record, text, typeError } from "./fields";
 
-const range = (min: number, max: number) => ({ min, max }) as const;
-
-export const webhookLimits = {
-    /** ChatBot rejects a call that takes longer, including any proxy or load balancer (ms). */
-    callTimeoutMs: 10_000,
-    /** Redirects ChatBot follows on a webhook call; a second one fails the call. */
-    maxRedirects: 1,
-    /** Pause before a bot response is sent (ms); ChatBot uses `default` when it is absent. */
-    delay: { min: 100, max: 10_000, default: 1000 },
-    responses: {
-        text: { message: range(1, 1024) },
-        randomText: { messages: range(1, 20), message: range(1, 1024) },
-        image: { imageUrl: range(1, 2048) },
-        quickReplies: { title: range(1, 640), buttons: range(1, 13) },
-        cards: { title: range(1, 80), subtitle: range(1, 80), imageUrl: range(1, 2048), buttons: range(1, 5) },
-        buttons: { title: range(1, 640), buttons: range(1, 5) },
-    },
-    buttons: {
-        postback: { title: range(1, 20), value: range(1, 2000) },
-        goto: { title: range(1, 20), value: range(36, 36) },
-        url: { title: range(0, 20), value: range(0, 2048) },
-        webview: {
-            title: range(1, 20),
-            value: range(1, 2048),
-            heights: ["full", "tall", "compact"],
-            defaultHeight: "compact",
-        },
-        phone: { title: range(1, 20), value: range(3, 16) },
-    },
-} as const;
+/** Every limit of a webhook call, from the one table (`limits.webhook`). */
+export const webhookLimits = limits.webhook;
 
 const L = webhookLimits;
 const sized = (r: { readonly min: number; readonly max: number }) => text(r.min, r.max);

@@ -11,7 +11,8 @@
 import * as http from "http";
 import { randomBytes } from "crypto";
 import type { AddressInfo, Socket } from "net";
-import { connectionCreateSchema, connectionUpdateSchema, connectionLimits } from "../schema/connection";
+import { connectionLimits } from "../limits";
+import { connectionCreateSchema, connectionUpdateSchema } from "../schema/connection";
 import { legacyWebhookInputSchema, type LegacyWebhookInput } from "../schema/legacy";
 import { describeFailures, validate } from "../schema/validate";
 import type { z } from "zod";

@@ -14,7 +14,7 @@ import { performance } from "perf_hooks";
 import type { Dispatcher } from "undici";
 import { errorCode, firstHeader } from "../client/client";
 import { redact } from "../client/errors";
-import { connectionLimits } from "../schema/connection";
+import { connectionLimits } from "../limits";
 import { httpUrl } from "../schema/fields";
 import { validate } from "../schema/validate";
 import { webhookLimits, webhookResponseSchema } from "../schema/webhook";
