@@ -47,6 +47,12 @@ export function configureFromStack(config: ProviderConfig): void {
     fromStack = { token: read(configKeys.token), apiUrl: read(configKeys.apiUrl) };
 }
 
+/** Changes whenever anything settings are made of changes: stack config or the environment. */
+export function settingsKey(env: NodeJS.ProcessEnv = process.env): string {
+    const vars = [envVars.token, envVars.apiUrl, ...Object.values(tuningEnvVars)].map((k) => env[k] ?? "");
+    return JSON.stringify([fromStack.token, fromStack.apiUrl, ...vars]);
+}
+
 export class SettingsError extends Error {
     constructor(message: string) {
         super(message);

@@ -23,7 +23,7 @@
  */
 import type { Dispatcher } from "undici";
 import type { z } from "zod";
-import { resolveSettings } from "../config";
+import { resolveSettings, settingsKey } from "../config";
 import {
     ChatbotApiError,
     ConnectionError,
@@ -111,11 +111,11 @@ function http(): { request: typeof import("undici").request; dispatcher: Dispatc
 let cached: { key: string; client: ChatbotClient } | undefined;
 
 /** The client for the provider's current settings (stack config, else the environment): one per
- *  process (one pool, one in-flight limit) while they stay the same. */
+ *  process (one pool, one in-flight limit) while they stay the same. Settings are resolved (and
+ *  checked) again only when what they are made of changes. */
 export function apiClient(): ChatbotClient {
-    const s = resolveSettings();
-    const key = JSON.stringify(s);
-    if (!cached || cached.key !== key) cached = { key, client: new ChatbotClient(s) };
+    const key = settingsKey();
+    if (!cached || cached.key !== key) cached = { key, client: new ChatbotClient(resolveSettings()) };
     return cached.client;
 }
 
