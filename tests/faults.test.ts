@@ -46,15 +46,36 @@ const FAULTS: Array<{ name: string; fault: FaultKind; says: RegExp }> = [
     { name: "wrong envelope", fault: "wrong-envelope", says: /documented fields/ },
 ];
 
+/** Answers that claim success without showing it, and what a give-up after them says. */
+const UNTRUSTED: Array<{ name: string; fault: FaultKind; says: RegExp }> = [
+    {
+        name: "200 with a body that is not the envelope (carried out)",
+        fault: { body: "not-an-envelope", handled: true },
+        says: /not the documented/,
+    },
+    { name: "200 whose envelope says 500", fault: { body: "envelope-500" }, says: /envelope says 500/ },
+    { name: "an HTML page with 200", fault: { body: "html" }, says: /not JSON/ },
+    {
+        name: "a read-back that shows the old values",
+        fault: "stale-read",
+        says: /Read back, it (holds|is still there)|does not show|reading it shows nothing/,
+    },
+    {
+        name: "a success answer for a write not carried out",
+        fault: "ignore-write",
+        says: /Read back, it (holds .* not as sent|is still there)|nor does the list/,
+    },
+];
+
 /**
  * With the fault on every attempt, these still succeed: the first request did its work, and the
- * provider finds that out (a create adopts what its POST made; a delete finds it gone), or the
- * answer's body is not needed (PUT, DELETE).
+ * provider finds that out by reading (a create adopts what its POST made; an update's read-back
+ * holds what was sent; a delete finds it gone).
  */
 const SUCCEEDS_ANYWAY: Record<Op, string[]> = {
     create: ["reset after the change was stored", "answer slower than the timeout", "malformed JSON", "wrong envelope"],
     read: [],
-    update: ["wrong envelope"],
+    update: ["reset after the change was stored", "answer slower than the timeout", "malformed JSON", "wrong envelope"],
     delete: ["reset after the change was stored", "answer slower than the timeout", "malformed JSON", "wrong envelope"],
 };
 
@@ -323,6 +344,81 @@ for (const kit of [v2, legacy]) {
             }
         }
 
+        // Answers that say a write was done when it may not have been (issue: no write is taken
+        // as done until the API shows it). After each: no duplicate, no orphan; the API holds what
+        // the program declares, or state holds what the API does and the error says why.
+        for (const { name, fault, says } of UNTRUSTED) {
+            for (const op of ["create", "update", "delete"] as const) {
+                for (const always of [false, true]) {
+                    it(`${op}, ${name} ${always ? "on every attempt" : "once"}: nothing is taken as done unseen`, async () => {
+                        const times = always ? 20 : 1;
+                        const inject = (method: string) =>
+                            fault === "stale-read"
+                                ? stack.sim.inject({ method: "GET", path: kit.path.one, fault, times })
+                                : stack.sim.inject({
+                                      method,
+                                      path: op === "create" ? kit.path.list : kit.path.one,
+                                      fault,
+                                      times,
+                                  });
+                        let declared: PropertyMap[] = [];
+                        let failure: Error | undefined;
+                        const run = async (fn: () => Promise<unknown>) => {
+                            await step(fn).catch((e: Error) => (failure = e));
+                        };
+                        if (op === "create") {
+                            declared = [kit.inputs()];
+                            inject("POST");
+                            await run(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
+                        } else {
+                            await step(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
+                            if (op === "update") {
+                                declared = [kit.changed()];
+                                inject("PUT");
+                                await run(() => engine.register(kit.type, "hook", declare(kit.changed()), ASO));
+                            } else {
+                                inject("DELETE");
+                                await run(() => engine.destroy(urn()));
+                            }
+                        }
+                        await stack.sim.idle();
+                        if (!always) assert.equal(failure, undefined, "a single untrusted answer is absorbed");
+                        const api = kit.api(stack);
+                        const state = [...engine.state.values()].map((r) => kit.view(r.id, engine.plainState(r.urn)));
+                        const names = api.map((c) => c.name);
+                        assert.equal(names.length, new Set(names).size, "no duplicate in the API");
+                        for (const c of api)
+                            assert.ok(
+                                state.some((r) => r.id === c.id),
+                                "no orphan: state holds what the API has",
+                            );
+                        const apiAsDeclared =
+                            JSON.stringify(names.sort()) === JSON.stringify(declared.map((d) => d.name).sort()) &&
+                            api.every(
+                                (c) =>
+                                    kit.view(String(c.id), declared.find((d) => d.name === c.name) ?? {}).url === c.url,
+                            );
+                        const stateAsApi = JSON.stringify(state.map(sorted)) === JSON.stringify(api.map(sorted));
+                        assert.ok(apiAsDeclared || stateAsApi, "the API holds the declaration, or state holds the API");
+                        if (!apiAsDeclared) {
+                            assert.ok(failure, "a declaration not carried out is an error");
+                            assert.match(failure.message, says);
+                        }
+                        if (failure) assert.match(failure.message, new RegExp(`${kit.says[op]} .*failed`));
+                        assertNoLeaks(`${op}, ${name}`);
+
+                        // The next run, with the API well again, puts everything right.
+                        stack.sim.clearFaults();
+                        if (op === "delete") await step(() => engine.destroyAll());
+                        else await step(() => engine.register(kit.type, "hook", declare(declared[0]), ASO));
+                        if (op !== "delete") await step(() => engine.refresh(urn()));
+                        assertMatches(op === "delete" ? [] : declared, "after the next run");
+                        assertNoLeaks("after the next run");
+                    });
+                }
+            }
+        }
+
         if (kit === v2) {
             it("create whose answer comes after the provider stopped looking: the error says what to check, and following it leaves one connection", async () => {
                 // Later than the timeout and the time spent looking for it afterwards.
@@ -377,7 +473,8 @@ for (const kit of [v2, legacy]) {
 
             it("an update that removed the token, whose read-back failed, leaves no stale token in state", async () => {
                 await step(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
-                stack.sim.inject({ method: "GET", fault: { status: 500 }, times: MAX_ATTEMPTS });
+                // Every read-back fails, the last look after the give-up too.
+                stack.sim.inject({ method: "GET", fault: { status: 500 }, times: MAX_ATTEMPTS + 1 });
                 const { token: _dropped, ...withoutToken } = kit.inputs();
                 await assert.rejects(
                     step(() => engine.register(kit.type, "hook", declare(withoutToken), ASO)),

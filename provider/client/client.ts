@@ -83,6 +83,15 @@ export interface RequestOptions<T> {
     secrets?: ReadonlyArray<string | undefined>;
     /** The documented shape of a successful answer; any other is a ResponseFormatError. */
     schema?: z.ZodType<T>;
+    /** The envelope a write's success must carry (API description 2.3 and 4): `status.code` as
+     *  given and equal to the HTTP status, `status.type` as given, and a `timestamp`. */
+    envelope?: Envelope;
+}
+
+/** A documented success envelope: `{ code: 201, type: "created" }`. */
+export interface Envelope {
+    code: number;
+    type: string;
 }
 
 const VERSION: string = (require("../../package.json") as { version: string }).version;
@@ -270,6 +279,31 @@ export class ChatbotClient {
                 summary,
             );
         if (!parsed) throw unusable("The answer was not JSON.");
+        if (opts.envelope) {
+            const status = envelopeStatus(json);
+            if (status.code !== undefined && status.code >= 500) {
+                // The API's own word, behind a proxy that answered 200: it failed, or may have.
+                throw errorForStatus({
+                    operation: opts.operation,
+                    status: status.code,
+                    statusType: status.type,
+                    apiMessage: status.message === undefined ? undefined : redact(status.message, secrets),
+                    requestId,
+                    ambiguous: write,
+                    note: `The answer was HTTP ${statusCode}, but its envelope says ${status.code}.`,
+                });
+            }
+            const want = opts.envelope;
+            if (
+                status.code !== want.code ||
+                statusCode !== want.code ||
+                status.type !== want.type ||
+                !status.timestamp
+            ) {
+                const got = `HTTP ${statusCode} with ${status.code === undefined ? "no envelope" : `an envelope of ${status.code} (${status.type ?? "no type"})`}`;
+                throw unusable(`The answer was ${got}, not the documented ${want.code} (${want.type}).`);
+            }
+        }
         if (!opts.schema) return json as T;
         const checked = opts.schema.safeParse(json);
         if (!checked.success) {
@@ -344,14 +378,18 @@ export function firstHeader(v: string | string[] | undefined): string | undefine
     return Array.isArray(v) ? v[0] : v;
 }
 
-/** The envelope's status part: `{code, type}` and, where the API adds it, a message. */
-function envelopeStatus(json: unknown): { type?: string; message?: string } {
+/** The envelope's status part: `{code, type}` and, where the API adds it, a message; and
+ *  whether it has its `timestamp`. */
+function envelopeStatus(json: unknown): { code?: number; type?: string; message?: string; timestamp?: boolean } {
     if (json === null || typeof json !== "object") return {};
     const status = (json as { status?: unknown }).status;
-    const out: { type?: string; message?: string } = {};
+    const out: { code?: number; type?: string; message?: string; timestamp?: boolean } = {
+        timestamp: typeof (json as { timestamp?: unknown }).timestamp === "string",
+    };
     if (status !== null && typeof status === "object") {
         const s = status as Record<string, unknown>;
         if (typeof s.type === "string") out.type = s.type;
+        if (Number.isInteger(s.code)) out.code = s.code as number;
         for (const key of ["message", "description", "details", "error"]) {
             if (typeof s[key] === "string") {
                 out.message = s[key] as string;

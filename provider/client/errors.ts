@@ -22,6 +22,8 @@ export interface ApiErrorDetails {
     ambiguous?: boolean;
     /** The `Retry-After` header, as sent: seconds or an HTTP date. */
     retryAfter?: string;
+    /** A sentence to add, e.g. how the status was learnt. */
+    note?: string;
 }
 
 export class ChatbotApiError extends Error {
@@ -51,7 +53,8 @@ export class ChatbotApiError extends Error {
             parts.push(`: ChatBot API answered HTTP ${d.status}${d.statusType ? ` (${d.statusType})` : ""}`);
             if (d.apiMessage) parts.push(`: ${d.apiMessage}`);
         }
-        if (summary) parts.push(`${d.status === undefined ? ": " : ". "}${summary}`);
+        for (const sentence of [summary, d.note])
+            if (sentence) parts.push(`${d.status === undefined && parts.length === 1 ? ": " : ". "}${sentence}`);
         if (d.requestId) parts.push(` [request id ${d.requestId}]`);
         return parts.join("");
     }
@@ -100,6 +103,20 @@ export class ConnectionError extends ChatbotApiError {
 
 /** The answer was not what the API documents (not JSON, or a wrong envelope). */
 export class ResponseFormatError extends ChatbotApiError {}
+
+/**
+ * A write the API answered, but whose effect a read does not show: an update whose read-back
+ * does not hold what was sent (`fields` names what differs, never the values), or a resource
+ * still there after its delete.
+ */
+export class WriteNotAppliedError extends ChatbotApiError {
+    readonly fields: string[];
+
+    constructor(details: ApiErrorDetails, fields: string[], summary: string) {
+        super(details, summary);
+        this.fields = fields;
+    }
+}
 
 export function errorForStatus(details: ApiErrorDetails & { status: number }): ChatbotApiError {
     const s = details.status;

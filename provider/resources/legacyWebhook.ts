@@ -16,7 +16,7 @@ import {
     type LegacyWebhook as ApiWebhook,
 } from "../schema/legacy";
 import { dynamicProvider, registration } from "./provider";
-import type { ResourceSpec } from "./spec";
+import { headerListNames, type ResourceSpec } from "./spec";
 import type { BasicAuth } from "./webhookConnection";
 
 // ---------------------------------------------------------------------------------------------
@@ -93,6 +93,13 @@ const spec: ResourceSpec<
         return out;
     },
     blankOutputs: () => ({ lastError: null, lastErrorAt: null }),
+    // Each write answers 200 "success", with the webhook's id (API description, 4.2).
+    envelopes: {
+        create: { code: 200, type: "success" },
+        update: { code: 200, type: "success" },
+        delete: { code: 200, type: "success" },
+    },
+    compareAs: { headers: headerListNames },
     created: {
         describe: (d) => `legacy webhook named "${d.name}" with url ${d.url}`,
         // The list gives no creation time: the provider reads each match and compares all of it.

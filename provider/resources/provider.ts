@@ -2,7 +2,7 @@
  * One dynamic provider, written once: configure, check, diff, create, read, update and delete,
  * built from a resource's spec (./spec.ts), and the registration its class hands Pulumi.
  *
- * The write-safety rules (create once, confirm uncertain writes, record half-done ones) are in
+ * The write-safety rules (create once, no write done until a read shows it, record half-done ones) are in
  * ./writes.ts; the client (../client/client.ts) knows how to send, retry and wait.
  */
 import * as pulumi from "@pulumi/pulumi";
@@ -11,8 +11,8 @@ import { z } from "zod";
 import { apiClient } from "../client/client";
 import { configureFromStack, type ProviderConfig } from "../config";
 import { validate, type CheckFailure } from "../schema/validate";
-import { inputsDiffer, isPlain, omit, pick, type Plain, type ResourceSpec } from "./spec";
-import { createOnce, deleteConfirmed, partialFailure, unlessNotFound, updateThenRead, type Candidate } from "./writes";
+import { differingKeys, isPlain, omit, pick, type Plain, type ResourceSpec } from "./spec";
+import { createOnce, deleteVerified, partialFailure, unlessNotFound, updateVerified, type Candidate } from "./writes";
 
 /** What the dynamic-provider plugin calls: a resource module's exports. */
 export interface DynamicProvider {
@@ -59,13 +59,15 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
         ...pick(d, inputKeys),
     });
 
-    /** What the list shows that a create of `d` may have made. */
-    const findMatching = async (d: I, secrets: string[]): Promise<Candidate[]> => {
-        const list = await apiClient().request("GET", spec.path, {
+    const list = (d: I) =>
+        apiClient().request("GET", spec.path, {
             operation: `list ${noun}s to look for "${String(d.name)}"`,
             schema: z.array(spec.schemas.listItem),
         });
-        const matches = list.filter((item) => spec.created.matches(item, d));
+
+    /** What the list shows that a create of `d` may have made. */
+    const findMatching = async (d: I, secrets: string[]): Promise<Candidate[]> => {
+        const matches = (await list(d)).filter((item) => spec.created.matches(item, d));
         const createdAt = spec.created.createdAt;
         if (createdAt) return matches.map((item) => ({ id: idOf(item), createdAt: createdAt(item) }));
         // No creation time: only a match that holds all of `d` can be ours.
@@ -73,21 +75,24 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
         for (const item of matches) {
             const id = idOf(item);
             const outs = await unlessNotFound(() => readOutputs(id, `read ${noun} ${label(item, id)}`, secrets));
-            if (outs && !inputKeys.some((k) => inputsDiffer(outs[k], d[k]))) found.push({ id });
+            if (outs && differingKeys(spec, inputKeys, outs, d).length === 0) found.push({ id });
         }
         return found;
     };
 
+    /** PUT the whole desired state until the API shows it (see `updateVerified`). */
     const update = async (id: string, olds: Plain, news: Plain): Promise<{ outs: Plain }> => {
         const d = desired(news);
         const secrets = [...secretsOf(d), ...secretsOf(olds)];
-        const outs = await updateThenRead({
+        const outs = await updateVerified({
             id,
             operation: `update ${noun} ${label(news, id)}`,
             path: at(id),
             body: spec.updateBody(d),
             secrets,
-            readBack: (once) => readOutputs(id, `read back ${noun} ${label(news, id)}`, secrets, once),
+            envelope: spec.envelopes.update,
+            read: () => readOutputs(id, `read back ${noun} ${label(news, id)}`, secrets, true),
+            differs: (now) => differingKeys(spec, inputKeys, now, d),
             expected: expected(d, olds),
             inputs: news,
         });
@@ -106,7 +111,7 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
         }
         const why = spec.cannotAdopt?.(current, d, id);
         if (why) throw new Error(`${operation} failed: ${ADOPT_KEY}: ${why}`);
-        if (!inputKeys.some((k) => inputsDiffer(current[k], d[k]))) return { id, outs: current };
+        if (differingKeys(spec, inputKeys, current, d).length === 0) return { id, outs: current };
         return { id, outs: (await update(id, current, inputs)).outs };
     };
 
@@ -128,8 +133,8 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
         /** Desired inputs against the outputs in state (the plugin passes no old inputs), so a
          *  change made by hand and found by refresh shows as a difference from the program. */
         async diff(_id, olds, news) {
-            const replaces = spec.replaceKeys.filter((k) => inputsDiffer(olds[k], news[k]));
-            const changes = replaces.length > 0 || inputKeys.some((k) => inputsDiffer(olds[k], news[k]));
+            const replaces = differingKeys(spec, spec.replaceKeys, olds, news);
+            const changes = replaces.length > 0 || differingKeys(spec, inputKeys, olds, news).length > 0;
             return { changes, replaces, deleteBeforeReplace: false };
         },
 
@@ -139,20 +144,27 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
             const d = desired(inputs);
             if (d.adoptId !== undefined) return adopt(d.adoptId, d, inputs);
             const secrets = secretsOf(d);
-            const id = await createOnce({
+            const operation = `read back ${noun} "${String(d.name)}"`;
+            const made = await createOnce({
                 operation: `create ${noun} "${String(d.name)}"`,
                 path: spec.path,
                 body: spec.createBody(d),
                 secrets,
+                envelope: spec.envelopes.create,
                 lookFor: spec.created.describe(d),
                 findMatching: () => findMatching(d, secrets),
                 snapshotFirst: spec.created.createdAt === undefined,
+                readMade: (id) => unlessNotFound(() => readOutputs(id, operation, secrets, true)),
+                listed: async (id) => (await list(d)).some((item) => idOf(item) === id),
             });
-            try {
-                return { id, outs: await readOutputs(id, `read back ${noun} ${label(inputs, id)}`, secrets) };
-            } catch (e) {
-                throw partialFailure(e, id, expected(d, {}), inputs);
+            // It exists: a failure from here on records it (a partial failure), so the next run
+            // reads it instead of creating another.
+            if ("readError" in made) throw partialFailure(made.readError, made.id, expected(d, {}), inputs);
+            // Made, but not as sent: an update puts it right, or says what differs.
+            if (differingKeys(spec, inputKeys, made.shown, d).length > 0) {
+                return { id: made.id, outs: (await update(made.id, made.shown, inputs)).outs };
             }
+            return { id: made.id, outs: made.shown };
         },
 
         /** Gone (404) answers an empty id: the engine drops it from state. */
@@ -167,7 +179,7 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
 
         /** Already gone is not an error; nor is one found gone after an uncertain DELETE. */
         async delete(id, props) {
-            await deleteConfirmed(at(id), `delete ${noun} ${label(props, id)}`, secretsOf(props));
+            await deleteVerified(at(id), `delete ${noun} ${label(props, id)}`, secretsOf(props), spec.envelopes.delete);
         },
     };
 }

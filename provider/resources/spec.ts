@@ -6,6 +6,7 @@
  * types and its class, nothing else.
  */
 import type { z } from "zod";
+import type { Envelope } from "../client/client";
 import { UNKNOWN } from "../schema/validate";
 
 /** Property bags as they cross the plugin: plain JSON. */
@@ -52,8 +53,40 @@ export interface ResourceSpec<Inputs extends Plain, Outputs extends Plain, Read,
          *  before the POST are set aside, and each match is read in full and compared. */
         createdAt?(item: Listed): string;
     };
+    /** The documented success envelope of each write (API description, section 4). */
+    envelopes: { create: Envelope; update: Envelope; delete: Envelope };
+    /** How an input compares, where not as it is: header names without regard to case. */
+    compareAs?: { [K in keyof Inputs]?: (v: unknown) => unknown };
     /** Why the existing resource `current` (id `id`) cannot be adopted as `d`; undefined if it can. */
     cannotAdopt?(current: Outputs, d: Inputs, id: string): string | undefined;
+}
+
+/**
+ * The inputs whose value in `have` (outputs in state, or what the API shows) is not the one in
+ * `want`: what diff reports, what an adoption or a write's read-back checks. One rule for all.
+ */
+export function differingKeys<I extends Plain>(
+    spec: Pick<ResourceSpec<I, Plain, unknown, unknown>, "compareAs">,
+    keys: ReadonlyArray<keyof I & string>,
+    have: Plain,
+    want: Plain,
+): string[] {
+    return keys.filter((k) => {
+        const as = spec.compareAs?.[k];
+        return as ? inputsDiffer(as(have[k]), as(want[k])) : inputsDiffer(have[k], want[k]);
+    });
+}
+
+/** Header names compare without regard to case (RFC 9110, 5.1): a record's keys... */
+export function headerRecordNames(v: unknown): unknown {
+    return isPlain(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k.toLowerCase(), x])) : v;
+}
+
+/** ...and a list's `name`s. */
+export function headerListNames(v: unknown): unknown {
+    return Array.isArray(v)
+        ? v.map((h) => (isPlain(h) && typeof h.name === "string" ? { ...h, name: h.name.toLowerCase() } : h))
+        : v;
 }
 
 /** Desired (new) against stored (old) value of one input. Absent and null are the same; an

@@ -18,7 +18,7 @@ import {
     type ConnectionListItem,
 } from "../schema/connection";
 import { dynamicProvider, registration } from "./provider";
-import type { ResourceSpec } from "./spec";
+import { headerRecordNames, type ResourceSpec } from "./spec";
 
 // ---------------------------------------------------------------------------------------------
 // Types. Limits: `limits.connection`, checked at preview.
@@ -103,6 +103,12 @@ const spec: ResourceSpec<WebhookConnectionInputs, WebhookConnectionOutputs, Conn
         matches: (c, d) => c.story.id === d.storyId && c.name === d.name && c.url === d.url,
         createdAt: (c) => c.createdAt,
     },
+    envelopes: {
+        create: { code: 201, type: "created" },
+        update: { code: 200, type: "success" },
+        delete: { code: 200, type: "success" },
+    },
+    compareAs: { headers: headerRecordNames },
     cannotAdopt: (current, d, id) =>
         current.storyId === d.storyId
             ? undefined

@@ -4,13 +4,13 @@
  * recorded so the next run reads it instead of making another. How long to wait between tries is
  * the client's business (`retrying`, `lookFor`); this file decides what to try.
  */
-import { apiClient, duration, safeToRetry } from "../client/client";
+import { apiClient, duration, safeToRetry, type Envelope } from "../client/client";
 import {
     ChatbotApiError,
     ConnectionError,
     NotFoundError,
-    ResponseFormatError,
     ServerError,
+    WriteNotAppliedError,
     appendNote,
 } from "../client/errors";
 import { z } from "zod";
@@ -28,11 +28,12 @@ const createdEnvelope = z.object({ id: z.string().min(1) });
 /** Date headers are whole seconds, and the API's clock is only known to about a second. */
 const CLOCK_SLACK_MS = 2_000;
 
-export interface CreateRequest {
+export interface CreateRequest<T> {
     operation: string;
     path: string;
     body: Plain;
     secrets: string[];
+    envelope: Envelope;
     /** Names what to look for in the dashboard: `connection named "orders" on story ...`. */
     lookFor: string;
     /** What the list shows that this create may have made. */
@@ -40,7 +41,14 @@ export interface CreateRequest {
     /** For an API that gives no creation time: list the matches before the POST, so one made
      *  by someone else is never taken for ours (one more GET per create). */
     snapshotFirst: boolean;
+    /** Reads what was made (one attempt); undefined while the API does not show it. */
+    readMade: (id: string) => Promise<T | undefined>;
+    /** Whether the list shows this id. */
+    listed: (id: string) => Promise<boolean>;
 }
+
+/** What a create made: its id and, unless reading it failed, what the API shows of it. */
+export type Made<T> = { id: string; shown: T } | { id: string; shown?: undefined; readError: unknown };
 
 /**
  * Creates with one POST, returning the new id, so that a flaky network or a struggling API never
@@ -50,13 +58,17 @@ export interface CreateRequest {
  * rather than guess. After an uncertain failure:
  * - the API itself answered 500 or 503 (its envelope came back): it is done with the request. If
  *   the list shows nothing made, POST again.
- * - a gateway answered (502, 504, a 5xx without the API's envelope) or the connection was cut after
- *   sending: the API may still be making it. Keep looking for up to one request timeout; if
- *   nothing shows up, POST again.
- * - no answer in time, or a 2xx that cannot be read: keep looking as long, but never POST again;
- *   if nothing shows up, fail saying what to check.
+ * - a gateway answered (502, 504, a 5xx without the API's envelope), something other than the API
+ *   answered 200 (not the documented envelope: a proxy, a captive portal), or the connection was
+ *   cut after sending: the API may still be making it. Keep looking for up to one request
+ *   timeout; if nothing shows up, POST again.
+ * - no answer in time: the request may still be on its way. Keep looking as long, but never POST
+ *   again; if nothing shows up, fail saying what to check.
+ * No create is taken as done until the API shows it: what was made is read back (for up to one
+ * request timeout while a read does not show it yet). If neither a read nor the list shows the id
+ * the API answered, nothing was made, and the POST is sent again.
  */
-export async function createOnce(req: CreateRequest): Promise<string> {
+export async function createOnce<T>(req: CreateRequest<T>): Promise<Made<T>> {
     const client = apiClient();
     const started = Date.now();
     const postAgain = new WeakSet<Error>();
@@ -83,38 +95,60 @@ export async function createOnce(req: CreateRequest): Promise<string> {
     };
 
     let verifiedNothingMade: Error | undefined;
-    const attempt = async (): Promise<string> => {
-        try {
-            const { operation, path, body, secrets } = req;
-            return (await client.send("POST", path, { operation, body, secrets, schema: createdEnvelope })).id;
-        } catch (e) {
-            if (!(e instanceof ChatbotApiError) || !e.ambiguous) {
-                if (e instanceof ChatbotApiError && safeToRetry("POST", e)) postAgain.add(e);
-                throw e;
-            }
-            const neverPostAgain =
-                (e instanceof ConnectionError && e.reason === "timeout") || e instanceof ResponseFormatError;
-            const apiAnswered =
-                e instanceof ServerError && e.statusType !== undefined && (e.status === 500 || e.status === 503);
-            let id: string | undefined;
-            try {
-                id = await client.lookFor(madeSinceStart, apiAnswered ? 0 : client.timeoutMs);
-            } catch (lookError) {
-                const why = lookError instanceof Error ? lookError.message : String(lookError);
-                throw appendNote(e, `Whether it was made is unknown: looking for it failed (${why}). ${checkHint}`);
-            }
-            if (id) return id;
-            if (neverPostAgain) {
-                const waited = duration(client.timeoutMs);
-                throw appendNote(
-                    e,
-                    `It may yet be made: nothing like it showed up within ${waited} more. ${checkHint}`,
-                );
-            }
-            verifiedNothingMade = e;
-            postAgain.add(e);
+
+    /** After an uncertain POST: the id of what it made, found in the list; else it throws. */
+    const lookAfter = async (e: unknown): Promise<string> => {
+        if (!(e instanceof ChatbotApiError) || !e.ambiguous) {
+            if (e instanceof ChatbotApiError && safeToRetry("POST", e)) postAgain.add(e);
             throw e;
         }
+        const neverPostAgain = e instanceof ConnectionError && e.reason === "timeout";
+        const apiAnswered =
+            e instanceof ServerError && e.statusType !== undefined && (e.status === 500 || e.status === 503);
+        let id: string | undefined;
+        try {
+            id = await client.lookFor(madeSinceStart, apiAnswered ? 0 : client.timeoutMs);
+        } catch (lookError) {
+            const why = lookError instanceof Error ? lookError.message : String(lookError);
+            throw appendNote(e, `Whether it was made is unknown: looking for it failed (${why}). ${checkHint}`);
+        }
+        if (id) return id;
+        if (neverPostAgain) {
+            const waited = duration(client.timeoutMs);
+            throw appendNote(e, `It may yet be made: nothing like it showed up within ${waited} more. ${checkHint}`);
+        }
+        verifiedNothingMade = e;
+        postAgain.add(e);
+        throw e;
+    };
+
+    /** The API shows what it made: read it back; a read that fails still leaves it made. */
+    const confirm = async (id: string): Promise<Made<T>> => {
+        let shown: T | undefined;
+        try {
+            shown = await client.lookFor(() => req.readMade(id), client.timeoutMs);
+        } catch (readError) {
+            return { id, readError };
+        }
+        if (shown !== undefined) return { id, shown };
+        const why = `The API answered that it made ${id}, but reading it shows nothing`;
+        if (await req.listed(id).catch(() => true))
+            return { id, readError: new Error(`${req.operation} failed: ${why}.`) };
+        const e = new WriteNotAppliedError({ operation: req.operation }, [], `${why}, nor does the list.`);
+        verifiedNothingMade = e;
+        postAgain.add(e);
+        throw e;
+    };
+
+    const attempt = async (): Promise<Made<T>> => {
+        let id: string;
+        try {
+            const { operation, path, body, secrets, envelope } = req;
+            id = (await client.send("POST", path, { operation, body, secrets, envelope, schema: createdEnvelope })).id;
+        } catch (e) {
+            id = await lookAfter(e);
+        }
+        return confirm(id);
     };
 
     try {
@@ -133,54 +167,97 @@ export interface UpdateRequest {
     path: string;
     body: Plain;
     secrets: string[];
-    /** GET what the API holds now, as outputs; `once`: a single attempt, no retries. */
-    readBack: (once: boolean) => Promise<Plain>;
-    /** What the update should lead to, recorded if its read-back fails. */
+    envelope: Envelope;
+    /** GET what the API holds now, as outputs: one attempt. */
+    read: () => Promise<Plain>;
+    /** The inputs in which `now` differs from what was sent (names, never values). */
+    differs: (now: Plain) => string[];
+    /** What the update should lead to, recorded if it cannot be read back. */
     expected: Plain;
     /** The call's own inputs (they carry `__provider`). */
     inputs: Plain;
 }
 
 /**
- * PUT the whole desired state, then read back what the API stored. A PUT that may have been
- * applied records what the API now holds; a read-back that fails after a good PUT records
- * `expected`, what the PUT should have led to.
+ * PUT the whole desired state, then read it back: done only when the API shows what was sent.
+ * An uncertain PUT (5xx, no answer, an answer that is not the documented envelope) and a PUT the
+ * read-back does not show are sent again, as the retry policy allows (PUT is idempotent). A
+ * give-up names the fields that differ and records what the API holds, so state matches it and
+ * the next `pulumi up` tries again; if it could not be read, what the PUT should have led to.
  */
-export async function updateThenRead(req: UpdateRequest): Promise<Plain> {
-    const { id, operation, path, body, secrets, inputs } = req;
+export async function updateVerified(req: UpdateRequest): Promise<Plain> {
+    const { id, operation, path, body, secrets, envelope, inputs } = req;
+    const client = apiClient();
+    let shown: Plain | undefined;
+    let answered = false;
+    const attempt = async (): Promise<Plain> => {
+        let uncertain: ChatbotApiError | undefined;
+        try {
+            await client.send("PUT", path, { operation, body, secrets, envelope });
+            answered = true;
+        } catch (e) {
+            if (!(e instanceof ChatbotApiError) || !e.ambiguous) throw e;
+            uncertain = e;
+        }
+        shown = await req.read();
+        const fields = req.differs(shown);
+        if (fields.length === 0) return shown;
+        const summary = `Read back, it holds ${fields.join(", ")} not as sent.`;
+        throw uncertain ? appendNote(uncertain, summary) : new WriteNotAppliedError({ operation }, fields, summary);
+    };
     try {
-        await apiClient().request("PUT", path, { operation, body, secrets });
+        return await client.retrying(attempt, (e) => e instanceof WriteNotAppliedError || safeToRetry("PUT", e));
     } catch (e) {
-        throw await failedWrite(e, id, () => req.readBack(true), inputs);
-    }
-    try {
-        return await req.readBack(false);
-    } catch (e) {
-        throw partialFailure(
-            e,
-            id,
-            req.expected,
-            inputs,
-            "The update was sent; what it should hold is recorded in state, and the next `pulumi refresh` or `pulumi up` reads it back.",
-        );
+        if (e instanceof NotFoundError) {
+            throw appendNote(
+                e,
+                "It was deleted outside Pulumi: `pulumi refresh` drops it from state, then `pulumi up` creates it again.",
+            );
+        }
+        if (!(e instanceof ChatbotApiError) || !(e.ambiguous || answered || shown)) throw e;
+        // It may have changed: state must say what the API holds.
+        if (!shown) shown = await req.read().catch(() => undefined);
+        if (shown) {
+            const note = "What the API now holds is recorded in state; the next `pulumi up` tries again.";
+            throw partialFailure(e, id, shown, inputs, note);
+        }
+        if (answered) {
+            const note =
+                "The update was sent; what it should hold is recorded in state, and the next `pulumi refresh` or `pulumi up` reads it back.";
+            throw partialFailure(e, id, req.expected, inputs, note);
+        }
+        throw e;
     }
 }
 
 /**
- * DELETE; already gone (404) is not an error. If it fails uncertainly (5xx, no answer: it may
- * have happened), one GET of the same path tells: gone is success.
+ * DELETE, then read: done only when the API no longer shows it (404), whatever the DELETE's
+ * answer was. One still there is deleted again as the retry policy allows (DELETE is idempotent);
+ * a give-up keeps it in state.
  */
-export async function deleteConfirmed(path: string, operation: string, secrets: string[]): Promise<void> {
+export async function deleteVerified(
+    path: string,
+    operation: string,
+    secrets: string[],
+    envelope: Envelope,
+): Promise<void> {
     const client = apiClient();
-    try {
-        await unlessNotFound(() => client.request("DELETE", path, { operation, secrets }));
-    } catch (e) {
-        if (!(e instanceof ChatbotApiError) || !e.ambiguous) throw e;
-        const stillThere = await unlessNotFound(() =>
-            client.send("GET", path, { operation: `${operation}: check whether it is gone`, secrets }),
-        ).catch(() => true);
-        if (stillThere !== undefined) throw e;
-    }
+    const attempt = async (): Promise<void> => {
+        let uncertain: ChatbotApiError | undefined;
+        try {
+            await client.send("DELETE", path, { operation, secrets, envelope });
+        } catch (e) {
+            if (!(e instanceof NotFoundError)) {
+                if (!(e instanceof ChatbotApiError) || !e.ambiguous) throw e;
+                uncertain = e;
+            }
+        }
+        const check = { operation: `${operation}: check that it is gone`, secrets };
+        if ((await unlessNotFound(() => client.send("GET", path, check))) === undefined) return;
+        const summary = "Read back, it is still there.";
+        throw uncertain ? appendNote(uncertain, summary) : new WriteNotAppliedError({ operation }, [], summary);
+    };
+    await client.retrying(attempt, (e) => e instanceof WriteNotAppliedError || safeToRetry("DELETE", e));
 }
 
 /** Runs a read; a 404 means the resource is gone (undefined). */
@@ -214,26 +291,4 @@ export function partialFailure(
         reasons: [message],
     });
     return err;
-}
-
-/**
- * The error for a write that failed. If the change may have been made (see `ambiguous`), what the
- * API now holds is read once and recorded, so state matches the API; the next `pulumi up` tries
- * again. Otherwise, or if it cannot be read, the error as it is.
- */
-async function failedWrite(cause: unknown, id: string, readNow: () => Promise<Plain>, inputs: Plain) {
-    if (cause instanceof NotFoundError) {
-        return appendNote(
-            cause,
-            "It was deleted outside Pulumi: `pulumi refresh` drops it from state, then `pulumi up` creates it again.",
-        );
-    }
-    if (!(cause instanceof ChatbotApiError) || !cause.ambiguous) return cause;
-    try {
-        const now = await readNow();
-        const note = "What the API now holds is recorded in state; the next `pulumi up` tries again.";
-        return partialFailure(cause, id, now, inputs, note);
-    } catch {
-        return cause;
-    }
 }

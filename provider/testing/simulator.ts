@@ -61,7 +61,13 @@ export type FaultKind =
     | "reset-after" // request handled (stored), then the connection destroyed: no answer
     | { delayMs: number } // answer late
     | "malformed-json" // 200 with a body that is not JSON
-    | "wrong-envelope"; // 200 with JSON that is not the documented envelope
+    | "wrong-envelope" // 200 with JSON that is not the documented envelope
+    // HTTP 200 with another body, as from a misconfigured proxy or a captive portal: JSON that is
+    // not the envelope, the envelope of a 500, or an HTML page. `handled` (default false): the
+    // request was carried out first.
+    | { body: "not-an-envelope" | "envelope-500" | "html"; handled?: boolean }
+    | "ignore-write" // answered as if carried out, but nothing is stored
+    | "stale-read"; // a single read that shows the resource as it was before its latest write
 
 export interface FaultRule {
     method?: string;
@@ -89,6 +95,8 @@ export class ChatbotSimulator {
     private readonly connections = new Map<string, StoredConnection>();
     private readonly legacy = new Map<string, StoredLegacyWebhook>();
     private readonly faults: Array<FaultRule & { left: number }> = [];
+    /** The single read of a path before its latest write (undefined: it did not exist), for "stale-read". */
+    private readonly priorReads = new Map<string, unknown>();
     private readonly sockets = new Set<Socket>();
     latencyMs: number;
     /** How far the API's clock is ahead of this machine's (ms). */
@@ -245,8 +253,33 @@ export class ChatbotSimulator {
                         : envelope(fault.status, fault.message ?? "injected fault");
                 return send(res, fault.status, body, headers);
             }
+            if (typeof fault === "object" && "body" in fault) {
+                if (fault.handled) this.route(req, method, path, raw);
+                record(200);
+                if (fault.body === "html") {
+                    res.writeHead(200, { "content-type": "text/html" });
+                    res.end("<!doctype html><html><body><h1>Please sign in to continue</h1></body></html>");
+                    return;
+                }
+                return send(res, 200, fault.body === "envelope-500" ? envelope(500, "internal error") : { data: "ok" });
+            }
+            if (fault === "stale-read" && method === "GET" && this.priorReads.has(path)) {
+                const prior = this.priorReads.get(path);
+                record(prior === undefined ? 404 : 200);
+                return send(res, prior === undefined ? 404 : 200, prior ?? envelope(404, "not found"));
+            }
             if (typeof fault === "object" && "delayMs" in fault) await sleep(fault.delayMs);
+            const stored = fault === "ignore-write" ? [new Map(this.connections), new Map(this.legacy)] : undefined;
+            const prior = method === "PUT" || method === "DELETE" ? this.readOne(path) : undefined;
             const [status, body] = this.route(req, method, path, raw);
+            if (stored) {
+                restore(this.connections, stored[0] as Map<string, StoredConnection>);
+                restore(this.legacy, stored[1] as Map<string, StoredLegacyWebhook>);
+            } else if (status < 300 && method !== "GET") {
+                const id = method === "POST" ? (body as { id?: unknown }).id : undefined;
+                if (typeof id === "string") this.priorReads.set(`${path.replace(/\/$/, "")}/${id}`, undefined);
+                else if (method !== "POST") this.priorReads.set(path, prior);
+            }
             record(fault === "reset-after" ? 0 : status);
             if (fault === "reset-after") {
                 req.socket.destroy();
@@ -265,6 +298,19 @@ export class ChatbotSimulator {
         } finally {
             this.inFlight--;
         }
+    }
+
+    /** The single read's answer at `path` now, or undefined if there is none. */
+    private readOne(path: string): unknown {
+        if (path.startsWith(`${V2}/`)) {
+            const c = this.connections.get(decodeURIComponent(path.slice(V2.length + 1)));
+            return c && singleRead(c);
+        }
+        if (path.startsWith(`${LEGACY}/`)) {
+            const w = this.legacy.get(decodeURIComponent(path.slice(LEGACY.length + 1)));
+            return w && structuredClone(w);
+        }
+        return undefined;
     }
 
     private route(req: http.IncomingMessage, method: string, path: string, raw: string): [number, unknown] {
@@ -385,6 +431,11 @@ const STATUS_TYPES: Record<number, string> = {
 };
 
 /** The documented envelope; failures add a message to the status part. */
+function restore<T>(map: Map<string, T>, from: Map<string, T>): void {
+    map.clear();
+    for (const [k, v] of from) map.set(k, v);
+}
+
 function envelope(code: number, message?: string) {
     const status: Record<string, unknown> = { code, type: STATUS_TYPES[code] ?? (code < 400 ? "success" : "error") };
     if (message !== undefined) status.message = message;
