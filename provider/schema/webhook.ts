@@ -7,7 +7,7 @@
  * before ChatBot silently drops it. The request is lenient: ChatBot may send more than is documented.
  */
 import { z } from "zod";
-import { integer, list, record, text, typeError } from "./fields";
+import { list, record, text, typeError } from "./fields";
 
 const range = (min: number, max: number) => ({ min, max }) as const;
 
@@ -115,8 +115,16 @@ export const buttonSchema = byType([
 // ---------------------------------------------------------------------------------------------
 // Bot responses (2.6)
 
-/** Every response may say how long to wait before it is sent; absent means ChatBot's default. */
-const delay = integer(L.delay.min, L.delay.max).optional();
+/**
+ * Every response may say how long to wait before it is sent; absent means ChatBot's default. The
+ * API description (2.6) types it as a number, not an integer, so 150.5 passes; NaN and Infinity
+ * do not (zod's number refuses them).
+ */
+const delay = z
+    .number(typeError("a number"))
+    .min(L.delay.min, { error: `must be ${L.delay.min} to ${L.delay.max}` })
+    .max(L.delay.max, { error: `must be ${L.delay.min} to ${L.delay.max}` })
+    .optional();
 
 export const textResponseSchema = record({
     type: z.literal("text"),
