@@ -25,7 +25,8 @@ export type {
     WebhookProblem,
     WebhookVerification,
 } from "./core";
-export { probeWebhook, sampleWebhookRequest } from "./probe";
+export { probeWebhook, sampleWebhookRequest, sendVerificationRequest } from "./probe";
+export { VERIFICATION_FAILED_PREFIX, isVerificationFailure, verificationFailureMessage } from "./verification";
 export type { ProbeOptions, ProbeResult, ProbeVerification } from "./probe";
 export {
     text,

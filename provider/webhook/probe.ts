@@ -106,32 +106,9 @@ export async function probeWebhook(url: string, options: ProbeOptions = {}): Pro
 
     let verification: ProbeVerification | undefined;
     if (options.verify ?? options.token !== undefined) {
-        const challenge = randomChallenge();
-        const target = new URL(url);
-        target.searchParams.set("challenge", challenge);
-        if (options.token !== undefined) target.searchParams.set("token", options.token);
-        const found: string[] = [];
-        const got = await exchange(target, "GET", {}, undefined, timeoutMs, found, secrets, []);
-        if (got.text !== undefined && got.status === 200 && got.text !== challenge) {
-            found.push(
-                `${display(target)} answered 200, but its body is not the challenge: answer with the value ` +
-                    "of the challenge query parameter as the whole body",
-            );
-        }
-        if (got.status === 401) {
-            found.push(
-                options.token === undefined
-                    ? "the backend wants a token, but none was given: set the connection's token"
-                    : "the backend refused the token: it checks another token than the connection's",
-            );
-        } else if (got.status === 405) {
-            found.push(
-                "the backend does not answer the verification request: it must answer GET with a challenge " +
-                    "query parameter with 200 and the challenge as the body (the kit's handlers do)",
-            );
-        }
-        verification = { ok: found.length === 0, durationMs: got.durationMs, redirects: got.redirects };
-        if (got.status !== undefined) verification.status = got.status;
+        const checked = await sendVerificationRequest(url, { token: options.token, timeoutMs });
+        const { problems: found, ...outcome } = checked;
+        verification = outcome;
         problems.push(...found.map((p) => `${VERIFICATION} ${p}`));
     }
 
@@ -158,6 +135,49 @@ export async function probeWebhook(url: string, options: ProbeOptions = {}): Pro
         redirects: got.redirects,
         problems,
         ...(response === undefined ? {} : { response }),
+    };
+}
+
+/**
+ * Sends ChatBot's verification request to `url` (with `token` when given) and judges the answer:
+ * 200 with the challenge as the whole body. The probe and the simulator's `verifyWebhooks` use it.
+ */
+export async function sendVerificationRequest(
+    url: string,
+    options: { token?: string; timeoutMs?: number } = {},
+): Promise<ProbeVerification & { problems: string[] }> {
+    const challenge = randomChallenge();
+    const target = new URL(url);
+    target.searchParams.set("challenge", challenge);
+    if (options.token !== undefined) target.searchParams.set("token", options.token);
+    const problems: string[] = [];
+    const secrets = options.token === undefined ? [] : [options.token, encodeURIComponent(options.token)];
+    const timeoutMs = options.timeoutMs ?? webhookLimits.callTimeoutMs;
+    const got = await exchange(target, "GET", {}, undefined, timeoutMs, problems, secrets, []);
+    if (got.text !== undefined && got.status === 200 && got.text !== challenge) {
+        problems.push(
+            `${display(target)} answered 200, but its body is not the challenge: answer with the value ` +
+                "of the challenge query parameter as the whole body",
+        );
+    }
+    if (got.status === 401) {
+        problems.push(
+            options.token === undefined
+                ? "the backend wants a token, but the connection has none: set the connection's token"
+                : "the backend refused the token: it checks another token than the connection's",
+        );
+    } else if (got.status === 405) {
+        problems.push(
+            "the backend does not answer the verification request: it must answer a GET with a challenge " +
+                "query parameter with 200 and the challenge as the body (the kit's handlers do)",
+        );
+    }
+    return {
+        ok: problems.length === 0,
+        ...(got.status === undefined ? {} : { status: got.status }),
+        durationMs: got.durationMs,
+        redirects: got.redirects,
+        problems,
     };
 }
 
