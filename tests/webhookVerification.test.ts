@@ -126,7 +126,7 @@ describe("createFetchHandler (web-standard Request → Response)", () => {
         });
         const bad = await withHeader(post("", { headers: { "x-env": WRONG } }));
         assert.equal(bad.status, 401);
-        assert.match((await bad.json()).error, /header x-env missing or wrong/);
+        assert.match(((await bad.json()) as { error: string }).error, /header x-env missing or wrong/);
         const good = await withHeader(post("", { headers: { "x-env": "v4lue-SECRET" } }));
         assert.equal(good.status, 200);
         log.noSecrets();
