@@ -15,6 +15,8 @@
 import { strict as assert } from "assert";
 import { spawn } from "child_process";
 import * as fs from "fs";
+import * as http from "http";
+import type { AddressInfo } from "net";
 import * as os from "os";
 import * as path from "path";
 import { pathToFileURL } from "url";
@@ -458,6 +460,51 @@ const awsMocks: ResourceMocks = {
     },
 };
 
+type BackendHandler = (
+    event: unknown,
+) => Promise<{ statusCode: number; headers: Record<string, string>; body: string }>;
+
+/** The backend's environment as the program sets it (the token is added where it matters). */
+const BACKEND_ENV = { BASIC_USERNAME: "chatbot", BASIC_PASSWORD: BASIC_PASSWORD, ENVIRONMENT: "production" };
+
+/**
+ * A function URL on 127.0.0.1: turns each HTTP request into the event Lambda would give the
+ * backend (payload format 2.0, body in base64) and its result back into the answer, so the
+ * simulator's verification request and webhook calls reach backend/index.mjs as they would on AWS.
+ */
+async function functionUrlOnLoopback(handler: BackendHandler): Promise<{ url: string; close(): Promise<void> }> {
+    const server = http.createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on("data", (c: Buffer) => chunks.push(c));
+        req.on("end", () => {
+            const [rawPath, rawQueryString = ""] = (req.url ?? "/").split(/\?(.*)/s);
+            const headers: Record<string, string> = {};
+            for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = String(v);
+            const body = Buffer.concat(chunks);
+            handler({
+                version: "2.0",
+                rawPath,
+                rawQueryString,
+                headers,
+                requestContext: { domainName: headers.host, http: { method: req.method } },
+                ...(body.length > 0 ? { body: body.toString("base64"), isBase64Encoded: true } : {}),
+            }).then(
+                (r) => res.writeHead(r.statusCode, r.headers).end(r.body),
+                () => res.writeHead(502).end(),
+            );
+        });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return {
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+        close: () =>
+            new Promise<void>((resolve) => {
+                server.closeAllConnections();
+                server.close(() => resolve());
+            }),
+    };
+}
+
 describe("examples/backend-alongside", function () {
     this.timeout(180_000);
 
@@ -556,6 +603,7 @@ describe("examples/backend-alongside", function () {
         assert.deepEqual([...connection.additionalSecretOutputs].sort(), ["auth", "headers", "token"]);
         const env = fn.raw.environment as { variables: Record<string, unknown> };
         assert.ok(isSecret(env.variables.BASIC_PASSWORD), "the backend's password is sent secret");
+        assert.ok(isSecret(env.variables.WEBHOOK_TOKEN), "the backend's token is sent secret");
         assert.equal(env.variables.BASIC_USERNAME, "chatbot");
         const wire = JSON.stringify(
             registrations.map((r) => r.raw),
@@ -595,12 +643,45 @@ describe("examples/backend-alongside", function () {
         }
     });
 
-    describe("through the program stand-in, with the AWS resources mocked", () => {
+    it("the backend answers ChatBot's verification request with its token, and refuses another token", async () => {
+        const backend = (await import(pathToFileURL(path.join(BACKEND, "backend", "index.mjs")).href)) as {
+            backendHandler(env: Record<string, string>): BackendHandler;
+        };
+        const handler = backend.backendHandler({ ...BACKEND_ENV, WEBHOOK_TOKEN });
+        const get = (query: string) =>
+            handler({ rawPath: "/", rawQueryString: query, headers: {}, requestContext: { http: { method: "GET" } } });
+        const ok = await get(`challenge=c-7&token=${WEBHOOK_TOKEN}`);
+        assert.equal(ok.statusCode, 200);
+        assert.equal(ok.body, "c-7");
+        const wrong = await get("challenge=c-7&token=another");
+        assert.equal(wrong.statusCode, 401);
+        assert.ok(!wrong.body.includes("c-7") && !wrong.body.includes(WEBHOOK_TOKEN));
+    });
+
+    describe("through the program stand-in, with the AWS resources mocked and ChatBot's verification on", () => {
         let sim: ChatbotSimulator;
         let stack: ExampleStack;
+        let backendHandler: (env: Record<string, string>) => BackendHandler;
+        // The deployed backend: backend/index.mjs behind a function URL on loopback, with the
+        // token it was given (the program's, unless a test deploys it with another).
+        let backendToken = WEBHOOK_TOKEN;
+        let functionUrl: { url: string; close(): Promise<void> };
+        let deployedUrl = ""; // the loopback function URL, as the FunctionUrl mock reports it
+
+        before(async () => {
+            ({ backendHandler } = (await import(pathToFileURL(path.join(BACKEND, "backend", "index.mjs")).href)) as {
+                backendHandler: typeof backendHandler;
+            });
+            functionUrl = await functionUrlOnLoopback((event) =>
+                backendHandler({ ...BACKEND_ENV, WEBHOOK_TOKEN: backendToken })(event),
+            );
+            deployedUrl = functionUrl.url;
+        });
+        after(() => functionUrl.close());
 
         beforeEach(async () => {
-            sim = await installedTesting().ChatbotSimulator.start();
+            backendToken = WEBHOOK_TOKEN;
+            sim = await installedTesting().ChatbotSimulator.start({ verifyWebhooks: true });
             stack = new ExampleStack(
                 BACKEND,
                 sim,
@@ -610,7 +691,14 @@ describe("examples/backend-alongside", function () {
                     basicPassword: { secret: BASIC_PASSWORD },
                     webhookToken: { secret: WEBHOOK_TOKEN },
                 },
-                awsMocks,
+                {
+                    newResource(args) {
+                        const r = awsMocks.newResource(args);
+                        return args.type === "aws:lambda/functionUrl:FunctionUrl"
+                            ? { state: { ...r.state, functionUrl: deployedUrl } }
+                            : r;
+                    },
+                },
             );
         });
         afterEach(async () => {
@@ -637,10 +725,10 @@ describe("examples/backend-alongside", function () {
             );
             const [c] = sim.listConnections();
             assert.equal(sim.listConnections().length, 1);
-            assert.equal(c.url, FUNCTION_URL, "ChatBot calls the function URL");
+            assert.equal(c.url, deployedUrl, "ChatBot calls the function URL");
             assert.deepEqual(c.auth, { username: "chatbot", password: BASIC_PASSWORD });
             assert.equal(c.token, WEBHOOK_TOKEN);
-            assert.deepEqual(up.outputs, { connectionId: c.id, webhookUrl: FUNCTION_URL });
+            assert.deepEqual(up.outputs, { connectionId: c.id, webhookUrl: deployedUrl });
 
             sim.resetRequests();
             const again = ExampleStack.ok(await stack.run("preview"));
@@ -659,7 +747,7 @@ describe("examples/backend-alongside", function () {
             assert.deepEqual(sim.requests, []);
             ExampleStack.ok(await stack.run("up", { environment: "staging" }));
             assert.deepEqual(sim.getConnection(c.id)!.headers, { "X-Environment": "staging" });
-            assert.equal(sim.getConnection(c.id)!.url, FUNCTION_URL);
+            assert.equal(sim.getConnection(c.id)!.url, deployedUrl);
 
             // By hand: a password changed in the dashboard. Refresh records it, up puts it back.
             sim.editConnection(c.id, { auth: { username: "chatbot", password: "changed-by-hand" } });
@@ -672,6 +760,24 @@ describe("examples/backend-alongside", function () {
             ExampleStack.ok(await stack.run("destroy"));
             assert.deepEqual(sim.listConnections(), []);
             assert.deepEqual(readStackState(stack.stateFile, PASSPHRASE), []);
+        });
+
+        it("a backend deployed with another token fails the up with ChatBot's verification message, leaving no connection", async () => {
+            backendToken = "a-token-from-an-old-deploy";
+            const up = await stack.run("up");
+            assert.equal(up.exitCode, FAILURE_EXIT_CODE, up.log);
+            const said = `${up.error ?? ""}\n${up.log}`;
+            assert.match(said, /webhook verification failed: .*refused the token/);
+            assert.match(said, /needs HTTP 200 with the challenge as the whole body/);
+            assert.deepEqual(sim.listConnections(), [], "ChatBot holds no connection");
+            assert.ok(
+                !readStackState(stack.stateFile, PASSPHRASE).some(
+                    (r) => r.type === "pulumi-nodejs:dynamic/chatbot:WebhookConnection",
+                ),
+                "the state holds no connection",
+            );
+            ExampleStack.ok(await stack.run("destroy"));
+            assert.deepEqual(readStackState(stack.stateFile, PASSPHRASE), [], "destroy leaves nothing behind");
         });
     });
 });

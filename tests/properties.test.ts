@@ -248,7 +248,15 @@ const anyButton = fc.oneof(postback, goto, urlButton, webview, phone);
 /** A bot response of this shape, with or without a delay. */
 const response = (shape: Record<string, fc.Arbitrary<unknown>>) =>
     fc
-        .tuple(fc.record(shape), fc.option(fc.integer({ min: 100, max: 10_000 }), { nil: undefined }))
+        .tuple(
+            fc.record(shape),
+            fc.option(
+                fc.oneof(fc.integer({ min: 100, max: 10_000 }), fc.double({ min: 100, max: 10_000, noNaN: true })),
+                {
+                    nil: undefined,
+                },
+            ),
+        )
         .map(([r, delay]) => (delay === undefined ? r : { ...r, delay }));
 
 const botResponse = fc.oneof(
@@ -307,7 +315,7 @@ const brokenReply = fc
             r.type = "carousel";
             path += ".type";
         } else if (how === "delay") {
-            r.delay = [99, 10_001, 150.5][pick % 3];
+            r.delay = [99, 10_001, 99.5][pick % 3]; // fractions within 100..10000 are valid (2.6)
             path += ".delay";
         } else if (how === "unknown key") {
             r.mesage = "typo";

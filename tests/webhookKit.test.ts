@@ -154,13 +154,17 @@ describe("webhook response schema", () => {
         assert.equal(webhookLimits.maxRedirects, 1);
     });
 
-    it("delay: a whole number from 100 to 10000, optional, and never filled in", () => {
+    it("delay: any number from 100 to 10000 (fractions too, as 2.6 says), optional, and never filled in", () => {
         const at = (delay: unknown) => one({ type: "text", message: "hi", delay });
         expectOk(at(100));
         expectOk(at(10_000));
         expectFailure(at(99), "responses[0].delay", /must be 100 to 10000/);
         expectFailure(at(10_001), "responses[0].delay", /must be 100 to 10000/);
-        expectFailure(at(150.5), "responses[0].delay", /whole number/);
+        expectOk(at(150.5));
+        expectOk(at(9999.99));
+        expectFailure(at(99.5), "responses[0].delay", /must be 100 to 10000/);
+        expectFailure(at(Number.NaN), "responses[0].delay", /must be a number/);
+        expectFailure(at(Number.POSITIVE_INFINITY), "responses[0].delay", /must be/);
         expectFailure(at("200"), "responses[0].delay", /must be a number/);
         const parsed = validate(webhookResponseSchema, one({ type: "text", message: "hi" }));
         assert.ok(parsed.ok);

@@ -9,6 +9,7 @@
  *   pulumi config set --secret webhookToken <token stored with the connection>
  *   pulumi config set --secret chatbot:token <ChatBot developer access token>
  */
+import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 import * as aws from "@pulumi/aws";
 import * as chatbot from "pulumi-chatbot";
@@ -19,6 +20,17 @@ const basicPassword = cfg.requireSecret("basicPassword");
 const webhookToken = cfg.requireSecret("webhookToken");
 const environment = cfg.get("environment") ?? "production";
 const basicUsername = "chatbot";
+
+// The backend's code: backend/index.mjs and what it imports, the webhook kit and zod (its only
+// dependency at run time), taken from this project's node_modules as they were installed.
+const kit = path.dirname(require.resolve("pulumi-chatbot/package.json"));
+const zod = path.dirname(require.resolve("zod/package.json", { paths: [kit] }));
+const code = new pulumi.asset.AssetArchive({
+    "index.mjs": new pulumi.asset.FileAsset(path.join(__dirname, "backend", "index.mjs")),
+    "node_modules/pulumi-chatbot/package.json": new pulumi.asset.FileAsset(path.join(kit, "package.json")),
+    "node_modules/pulumi-chatbot/dist": new pulumi.asset.FileArchive(path.join(kit, "dist")),
+    "node_modules/zod": new pulumi.asset.FileArchive(zod),
+});
 
 // The backend: backend/index.mjs, run by Lambda, reachable at a public function URL.
 const role = new aws.iam.Role("backend", {
@@ -33,13 +45,15 @@ const backend = new aws.lambda.Function("backend", {
     runtime: aws.lambda.Runtime.NodeJS22dX,
     handler: "index.handler",
     role: role.arn,
-    code: new pulumi.asset.FileArchive("./backend"),
+    code,
     // ChatBot gives up on a webhook call after 10 seconds.
     timeout: 10,
     environment: {
         variables: {
             BASIC_USERNAME: basicUsername,
             BASIC_PASSWORD: basicPassword,
+            // The kit answers ChatBot's verification request with it and checks it on every call.
+            WEBHOOK_TOKEN: webhookToken,
             ENVIRONMENT: environment,
         },
     },
@@ -50,13 +64,13 @@ const backendUrl = new aws.lambda.FunctionUrl("backend", {
     functionName: backend.name,
     authorizationType: "NONE",
 });
-new aws.lambda.Permission("backend-url", {
+const urlPermission = new aws.lambda.Permission("backend-url", {
     action: "lambda:InvokeFunctionUrl",
     function: backend.name,
     principal: "*",
     functionUrlAuthType: "NONE",
 });
-new aws.lambda.Permission("backend-invoke", {
+const invokePermission = new aws.lambda.Permission("backend-invoke", {
     action: "lambda:InvokeFunction",
     function: backend.name,
     principal: "*",
@@ -64,14 +78,20 @@ new aws.lambda.Permission("backend-invoke", {
 });
 
 // The connection ChatBot calls the backend through: its url is the function URL output, so
-// Pulumi creates the backend first and updates the connection if the URL ever changes.
-const connection = new chatbot.WebhookConnection("orders", {
-    storyId,
-    url: backendUrl.functionUrl,
-    token: webhookToken,
-    auth: { username: basicUsername, password: basicPassword },
-    headers: { "X-Environment": environment },
-});
+// Pulumi creates the backend first (ChatBot verifies it when the connection is created) and
+// updates the connection if the URL ever changes.
+const connection = new chatbot.WebhookConnection(
+    "orders",
+    {
+        storyId,
+        url: backendUrl.functionUrl,
+        token: webhookToken,
+        auth: { username: basicUsername, password: basicPassword },
+        headers: { "X-Environment": environment },
+    },
+    // ChatBot calls the URL as the connection is created: without the permissions it would get a 403.
+    { dependsOn: [urlPermission, invokePermission] },
+);
 
 export const connectionId = connection.id;
 export const webhookUrl = backendUrl.functionUrl;

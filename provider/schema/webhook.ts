@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { limits } from "../limits";
-import { integer, list, record, text, typeError } from "./fields";
+import { list, record, text, typeError } from "./fields";
 
 /** Every limit of a webhook call, from the one table (`limits.webhook`). */
 export const webhookLimits = limits.webhook;
@@ -88,8 +88,16 @@ export const buttonSchema = byType([
 // ---------------------------------------------------------------------------------------------
 // Bot responses (2.6)
 
-/** Every response may say how long to wait before it is sent; absent means ChatBot's default. */
-const delay = integer(L.delay.min, L.delay.max).optional();
+/**
+ * Every response may say how long to wait before it is sent; absent means ChatBot's default. The
+ * API description (2.6) types it as a number, not an integer, so 150.5 passes; NaN and Infinity
+ * do not (zod's number refuses them).
+ */
+const delay = z
+    .number(typeError("a number"))
+    .min(L.delay.min, { error: `must be ${L.delay.min} to ${L.delay.max}` })
+    .max(L.delay.max, { error: `must be ${L.delay.min} to ${L.delay.max}` })
+    .optional();
 
 export const textResponseSchema = record({
     type: z.literal("text"),

@@ -5,6 +5,10 @@
  * and list/single-read field sets. Tests can edit its data behind a program's back, inject
  * faults, add latency, and count requests.
  *
+ * With `verifyWebhooks`, it also checks backends as ChatBot does: it sends the verification
+ * request before it accepts a connection, and `callWebhook` makes a webhook call with the token in
+ * the query (help center, "Verification request"; ChatBotCom/nodejs-webhook-example, index.js).
+ *
  *     const sim = await ChatbotSimulator.start();
  *     process.env.CHATBOT_API_URL = sim.url; process.env.CHATBOT_TOKEN = sim.token;
  */
@@ -15,6 +19,10 @@ import { connectionLimits } from "../limits";
 import { connectionCreateSchema, connectionUpdateSchema } from "../schema/connection";
 import { legacyWebhookInputSchema, type LegacyWebhookInput } from "../schema/legacy";
 import { describeFailures, validate } from "../schema/validate";
+import type { WebhookRequest } from "../schema/webhook";
+import { probeWebhook, sendVerificationRequest } from "../webhook/probe";
+import type { ProbeResult } from "../webhook/probe";
+import { verificationFailureMessage } from "../webhook/verification";
 import type { z } from "zod";
 
 export interface SimulatorOptions {
@@ -29,6 +37,15 @@ export interface SimulatorOptions {
     /** How far the API's clock is ahead of this machine's (ms; negative: behind). It shows in
      *  `createdAt`, `updatedAt` and the `Date` header. Default 0. */
     clockOffsetMs?: number;
+    /**
+     * Verify v2 connections as ChatBot does: on create, and on an update that changes `url` or
+     * `token`, send `GET <url>?challenge=<random>&token=<token>` and refuse the write with a 400
+     * unless the answer is 200 with the challenge as the body. Off by default, so programs whose
+     * urls point nowhere still run against the simulator.
+     */
+    verifyWebhooks?: boolean;
+    /** Time allowed for each verification request and webhook call (ms). Default ChatBot's 10000. */
+    webhookTimeoutMs?: number;
 }
 
 /** A stored v2 connection: the single read's fields. */
@@ -99,6 +116,8 @@ export class ChatbotSimulator {
     private readonly priorReads = new Map<string, unknown>();
     private readonly sockets = new Set<Socket>();
     latencyMs: number;
+    /** See `SimulatorOptions.verifyWebhooks`; may be switched at any time. */
+    verifyWebhooks: boolean;
     /** How far the API's clock is ahead of this machine's (ms). */
     clockOffsetMs: number;
     inFlight = 0;
@@ -113,6 +132,7 @@ export class ChatbotSimulator {
         this.token = options.token;
         this.latencyMs = options.latencyMs ?? 0;
         this.clockOffsetMs = options.clockOffsetMs ?? 0;
+        this.verifyWebhooks = options.verifyWebhooks ?? false;
     }
 
     static async start(options: SimulatorOptions = {}): Promise<ChatbotSimulator> {
@@ -173,6 +193,28 @@ export class ChatbotSimulator {
         if (c) c.error = message;
         const w = this.legacy.get(id);
         if (w) w.error = message === null ? null : { date: this.now(), message };
+    }
+
+    /**
+     * Makes the webhook call ChatBot makes when a chat reaches the connection's block: a POST of
+     * `request` to its url with the token in the query (as ChatBot's example backend expects of
+     * every call), its basic auth and headers. A call ChatBot would fail is noted in the
+     * connection's `error`, as ChatBot does, and a good one clears it.
+     */
+    async callWebhook(id: string, request?: WebhookRequest): Promise<ProbeResult> {
+        const c = this.connections.get(id);
+        if (!c) throw new Error(`no connection ${id}`);
+        const result = await probeWebhook(c.url, {
+            verify: false,
+            ...(c.token === undefined ? {} : { token: c.token }),
+            ...(c.auth === undefined ? {} : { auth: c.auth }),
+            ...(c.headers === undefined ? {} : { headers: c.headers }),
+            ...(request === undefined ? {} : { request }),
+            ...(this.options.webhookTimeoutMs === undefined ? {} : { timeoutMs: this.options.webhookTimeoutMs }),
+        });
+        const stored = this.connections.get(id);
+        if (stored) stored.error = result.ok ? null : result.problems.join("; ");
+        return result;
     }
 
     listLegacyWebhooks(): StoredLegacyWebhook[] {
@@ -244,7 +286,7 @@ export class ChatbotSimulator {
                 return;
             }
             if (typeof fault === "object" && "status" in fault) {
-                if (fault.handled) this.route(req, method, path, raw);
+                if (fault.handled) await this.route(req, method, path, raw);
                 record(fault.status);
                 const headers: Record<string, string> = fault.retryAfter ? { "retry-after": fault.retryAfter } : {};
                 const body =
@@ -254,7 +296,7 @@ export class ChatbotSimulator {
                 return send(res, fault.status, body, headers);
             }
             if (typeof fault === "object" && "body" in fault) {
-                if (fault.handled) this.route(req, method, path, raw);
+                if (fault.handled) await this.route(req, method, path, raw);
                 record(200);
                 if (fault.body === "html") {
                     res.writeHead(200, { "content-type": "text/html" });
@@ -269,9 +311,10 @@ export class ChatbotSimulator {
                 return send(res, prior === undefined ? 404 : 200, prior ?? envelope(404, "not found"));
             }
             if (typeof fault === "object" && "delayMs" in fault) await sleep(fault.delayMs);
+            // "ignore-write" puts the stores back as they were: meant for one request at a time.
             const stored = fault === "ignore-write" ? [new Map(this.connections), new Map(this.legacy)] : undefined;
             const prior = method === "PUT" || method === "DELETE" ? this.readOne(path) : undefined;
-            const [status, body] = this.route(req, method, path, raw);
+            const [status, body] = await this.route(req, method, path, raw);
             if (stored) {
                 restore(this.connections, stored[0] as Map<string, StoredConnection>);
                 restore(this.legacy, stored[1] as Map<string, StoredLegacyWebhook>);
@@ -313,7 +356,12 @@ export class ChatbotSimulator {
         return undefined;
     }
 
-    private route(req: http.IncomingMessage, method: string, path: string, raw: string): [number, unknown] {
+    private async route(
+        req: http.IncomingMessage,
+        method: string,
+        path: string,
+        raw: string,
+    ): Promise<[number, unknown]> {
         if (req.headers.authorization !== `Bearer ${this.token}`) {
             const why = /^Bearer /i.test(req.headers.authorization ?? "")
                 ? "invalid developer access token"
@@ -372,12 +420,14 @@ export class ChatbotSimulator {
         return [405, envelope(405, `method ${method} not allowed on ${path}`)];
     }
 
-    private createConnection(body: unknown): [number, unknown] {
+    private async createConnection(body: unknown): Promise<[number, unknown]> {
         const v = checkBody(connectionCreateSchema, body);
         if (!v.ok) return [400, envelope(400, v.message)];
         const { storyId, ...rest } = v.value;
         const known = this.options.stories;
         if (known && !(storyId in known)) return [400, envelope(400, `story ${storyId} does not exist`)];
+        const refused = await this.verify(rest.url, rest.token);
+        if (refused) return refused;
         const now = this.now();
         const id = newId();
         const story = { id: storyId, name: known?.[storyId] ?? `Story ${storyId.slice(-6)}` };
@@ -385,9 +435,15 @@ export class ChatbotSimulator {
         return [201, { ...envelope(201), id }];
     }
 
-    private updateConnection(c: StoredConnection, body: unknown): [number, unknown] {
+    private async updateConnection(c: StoredConnection, body: unknown): Promise<[number, unknown]> {
         const v = checkBody(connectionUpdateSchema, body);
         if (!v.ok) return [400, envelope(400, v.message)];
+        // Whether ChatBot verifies again on an update is not shown anywhere. Modelled choice: only
+        // when what the verification depends on changes, the url or the token.
+        if (v.value.url !== c.url || v.value.token !== c.token) {
+            const refused = await this.verify(v.value.url, v.value.token);
+            if (refused) return refused;
+        }
         // PUT replaces the whole writable state: what the body leaves out is removed.
         const next: StoredConnection = {
             id: c.id,
@@ -399,6 +455,22 @@ export class ChatbotSimulator {
         };
         this.connections.set(c.id, next);
         return [200, envelope(200)];
+    }
+
+    /**
+     * ChatBot's verification request, when `verifyWebhooks` is on: `undefined` when it passed, else
+     * the answer refusing the write. What the real API answers then is not shown anywhere; the
+     * modelled choice is a 400 whose message starts "webhook verification failed:" and says why
+     * (`verificationFailureMessage`). Legacy webhooks are not verified: their urls must be public,
+     * which a simulator on loopback could not reach in tests anyway.
+     */
+    private async verify(url: string, token: string | undefined): Promise<[number, unknown] | undefined> {
+        if (!this.verifyWebhooks) return undefined;
+        const checked = await sendVerificationRequest(url, {
+            ...(token === undefined ? {} : { token }),
+            ...(this.options.webhookTimeoutMs === undefined ? {} : { timeoutMs: this.options.webhookTimeoutMs }),
+        });
+        return checked.ok ? undefined : [400, envelope(400, verificationFailureMessage(url, checked.problems))];
     }
 
     private writeLegacy(existing: StoredLegacyWebhook | undefined, body: unknown): [number, unknown] {

@@ -1,23 +1,33 @@
 /**
  * `pulumi-chatbot/webhook`: what a backend needs to answer ChatBot's webhook calls correctly.
  *
- * - `createWebhookHandler(fn, options)`: a `(req, res)` listener that checks the caller,
- *   validates the request and your answer, and replies as ChatBot requires.
+ * - `createWebhookHandler(fn, options)`: a Node `(req, res)` listener that answers ChatBot's
+ *   verification request, checks the caller, validates the request and your answer, and replies
+ *   as ChatBot requires.
+ * - `createFetchHandler(fn, options)`: the same as `(Request) => Promise<Response>`, for Workers,
+ *   Deno, Bun and Next.js; `forLambdaFunctionUrl` adapts it to a Lambda function URL.
  * - builders (`text`, `quickReplies`, `postback`, ...) for correct responses, and
  *   `verifyWebhookResponse` to check one in a unit test.
  * - `probeWebhook(url, options)`: calls a deployed backend as ChatBot does and names every problem.
  * - `webhookLimits`: every documented limit of a webhook call, as numbers.
  */
-export { createWebhookHandler, verifyWebhookResponse, DEFAULT_MAX_BODY_BYTES } from "./handler";
+export { createWebhookHandler } from "./handler";
+export type { WebhookContext, WebhookFunction } from "./handler";
+export { createFetchHandler } from "./fetch";
+export type { FetchWebhookContext, FetchWebhookFunction } from "./fetch";
+export { forLambdaFunctionUrl } from "./lambda";
+export type { LambdaFunctionUrlEvent, LambdaFunctionUrlResult } from "./lambda";
+export { verifyWebhookResponse, DEFAULT_MAX_BODY_BYTES } from "./core";
 export type {
-    WebhookContext,
-    WebhookFunction,
+    WebhookFunctionOf,
     WebhookHandlerOptions,
+    WebhookLogger,
     WebhookProblem,
     WebhookVerification,
-} from "./handler";
-export { probeWebhook, sampleWebhookRequest } from "./probe";
-export type { ProbeOptions, ProbeResult } from "./probe";
+} from "./core";
+export { probeWebhook, sampleWebhookRequest, sendVerificationRequest } from "./probe";
+export { VERIFICATION_FAILED_PREFIX, isVerificationFailure, verificationFailureMessage } from "./verification";
+export type { ProbeOptions, ProbeResult, ProbeVerification } from "./probe";
 export {
     text,
     randomText,

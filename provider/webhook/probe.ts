@@ -1,18 +1,21 @@
 /**
- * Checks that a backend answers a webhook call as ChatBot requires, by making the call the way
- * ChatBot does: a JSON POST with the connection's basic auth and headers, at most one redirect
- * followed, a 200 with a valid response body, all within ChatBot's time limit (10 s).
+ * Checks that a backend answers ChatBot as ChatBot requires, by calling it the way ChatBot does:
+ *
+ * 1. the verification request ChatBot sends when a webhook is added, `GET <url>?challenge=<random>
+ *    &token=<token>`, which must be answered 200 with the challenge as the body (help center,
+ *    "Verification request"; ChatBotCom/nodejs-webhook-example, index.js). It carries only those
+ *    two parameters: neither source shows the connection's auth or headers on it, so none are sent;
+ * 2. a webhook call: a JSON POST with the connection's basic auth and headers, and the token in
+ *    the query as the example backend expects of every call; at most one redirect followed, a 200
+ *    with a valid response body, all within ChatBot's time limit (10 s).
  *
  * Each problem maps onto one of the causes for which ChatBot fails a call: a status that is
  * neither 200 nor a redirect, more than one redirect, a URL that cannot be reached, a body that
  * is not a valid response, or a timeout. A failing backend is a result, never an exception, and
- * no problem carries the password, a header value, or a URL's query or user info.
+ * no problem carries the token, the password, a header value, or a URL's query or user info.
  *
- * undici is loaded when a probe runs, so importing this module stays cheap.
+ * Web-standard APIs only (fetch, URL, AbortController, performance), like the rest of the kit.
  */
-import { performance } from "perf_hooks";
-import type { Dispatcher } from "undici";
-import { errorCode, firstHeader } from "../client/client";
 import { redact } from "../client/errors";
 import { connectionLimits } from "../limits";
 import { httpUrl } from "../schema/fields";
@@ -23,24 +26,46 @@ import type { WebhookRequest, WebhookResponse } from "../schema/webhook";
 export interface ProbeOptions {
     /** The body to send; default `sampleWebhookRequest`. */
     request?: WebhookRequest;
+    /** The connection's `token`: sent with the verification request and in every call's query. */
+    token?: string;
+    /**
+     * Make the verification request first. Default: when `token` is given. Set it for a
+     * connection without a token: ChatBot verifies those too, sending no `token` parameter.
+     */
+    verify?: boolean;
     /** Basic authorization, as set on the connection's `auth`. */
     auth?: { username: string; password: string };
     /** Extra request headers, as set on the connection's `headers`. */
     headers?: Record<string, string>;
-    /** Time allowed for the whole call, redirect and body included (ms). Default: ChatBot's 10000. */
+    /** Time allowed for each request, redirect and body included (ms). Default: ChatBot's 10000. */
     timeoutMs?: number;
 }
 
-export interface ProbeResult {
-    /** True when ChatBot would accept the answer: no problems. */
+/** How the verification request went. */
+export interface ProbeVerification {
+    /** True when the backend answered 200 with the challenge as the body. */
     ok: boolean;
     /** The status of the last answer received, when one was. */
     status?: number;
-    /** Time the whole call took, until the answer was judged or the time limit struck (ms). */
     durationMs: number;
-    /** Redirect answers received (ChatBot follows 1; a second one fails the call). */
     redirects: number;
-    /** What ChatBot would fail the call for, one sentence each; empty when `ok`. */
+}
+
+export interface ProbeResult {
+    /** True when ChatBot would accept the backend: no problems, in verification or in the call. */
+    ok: boolean;
+    /** The verification request's outcome, when it was made (see `ProbeOptions.verify`). */
+    verification?: ProbeVerification;
+    /** The status of the webhook call's last answer, when one was received. */
+    status?: number;
+    /** Time the webhook call took, until the answer was judged or the time limit struck (ms). */
+    durationMs: number;
+    /** Redirect answers received on the webhook call (ChatBot follows 1; a second one fails the call). */
+    redirects: number;
+    /**
+     * What ChatBot would refuse the backend for, one sentence each; empty when `ok`. Problems of
+     * the verification request come first and start with "verification request:".
+     */
     problems: string[];
     /** The parsed response, when it was valid. */
     response?: WebhookResponse;
@@ -64,110 +89,188 @@ export const sampleWebhookRequest: WebhookRequest = {
 };
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const VERIFICATION = "verification request:";
 
-/** Calls `url` as ChatBot would and says whether ChatBot would accept the answer. */
+/** Calls `url` as ChatBot would and says whether ChatBot would accept the backend. */
 export async function probeWebhook(url: string, options: ProbeOptions = {}): Promise<ProbeResult> {
-    const { Agent, request } = require("undici") as typeof import("undici");
     const timeoutMs = options.timeoutMs ?? webhookLimits.callTimeoutMs;
-    const started = performance.now();
     const problems: string[] = [];
-    let status: number | undefined;
-    let redirects = 0;
-    const result = (response?: WebhookResponse): ProbeResult => ({
-        ok: problems.length === 0,
-        ...(status === undefined ? {} : { status }),
-        durationMs: Math.round(performance.now() - started),
-        redirects,
-        problems,
-        ...(response === undefined ? {} : { response }),
-    });
 
     // The same check a WebhookConnection's `url` gets: ChatBot could not call anything else.
     const checkedUrl = validate(httpUrl(connectionLimits.url.max), url);
     if (!checkedUrl.ok) {
         problems.push(...checkedUrl.failures.map((f) => `the URL ${f.reason}`));
-        return result();
+        return { ok: false, durationMs: 0, redirects: 0, problems };
+    }
+    const secrets = secretsOf(options);
+
+    let verification: ProbeVerification | undefined;
+    if (options.verify ?? options.token !== undefined) {
+        const checked = await sendVerificationRequest(url, { token: options.token, timeoutMs });
+        const { problems: found, ...outcome } = checked;
+        verification = outcome;
+        problems.push(...found.map((p) => `${VERIFICATION} ${p}`));
     }
 
-    const secrets = secretsOf(options);
-    const baseHeaders: Record<string, string> = {
+    const headers: Record<string, string> = {
         ...lowerCaseKeys(options.headers ?? {}),
         "content-type": "application/json",
         accept: "application/json",
         "user-agent": "pulumi-chatbot-probe",
     };
-    if (options.auth) {
-        const credentials = Buffer.from(`${options.auth.username}:${options.auth.password}`).toString("base64");
-        baseHeaders.authorization = `Basic ${credentials}`;
-    }
+    if (options.auth) headers.authorization = `Basic ${toBase64(`${options.auth.username}:${options.auth.password}`)}`;
+    const target = new URL(url);
+    if (options.token !== undefined) target.searchParams.set("token", options.token);
+    const own = Object.keys(lowerCaseKeys(options.headers ?? {}));
+    const body = JSON.stringify(options.request ?? sampleWebhookRequest);
+    const got = await exchange(target, "POST", headers, body, timeoutMs, problems, secrets, own);
 
-    // One agent per probe, closed at the end: no socket outlives the call.
-    const agent: Dispatcher = new Agent({ connect: { timeout: timeoutMs } });
+    let response: WebhookResponse | undefined;
+    if (got.text !== undefined && got.status === 200) response = judgeBody(got.text, problems);
+    return {
+        ok: problems.length === 0,
+        ...(verification === undefined ? {} : { verification }),
+        ...(got.status === undefined ? {} : { status: got.status }),
+        durationMs: got.durationMs,
+        redirects: got.redirects,
+        problems,
+        ...(response === undefined ? {} : { response }),
+    };
+}
+
+/**
+ * Sends ChatBot's verification request to `url` (with `token` when given) and judges the answer:
+ * 200 with the challenge as the whole body. The probe and the simulator's `verifyWebhooks` use it.
+ */
+export async function sendVerificationRequest(
+    url: string,
+    options: { token?: string; timeoutMs?: number } = {},
+): Promise<ProbeVerification & { problems: string[] }> {
+    const challenge = randomChallenge();
+    const target = new URL(url);
+    target.searchParams.set("challenge", challenge);
+    if (options.token !== undefined) target.searchParams.set("token", options.token);
+    const problems: string[] = [];
+    const secrets = options.token === undefined ? [] : [options.token, encodeURIComponent(options.token)];
+    const timeoutMs = options.timeoutMs ?? webhookLimits.callTimeoutMs;
+    const got = await exchange(target, "GET", {}, undefined, timeoutMs, problems, secrets, []);
+    if (got.text !== undefined && got.status === 200 && got.text !== challenge) {
+        problems.push(
+            `${display(target)} answered 200, but its body is not the challenge: answer with the value ` +
+                "of the challenge query parameter as the whole body",
+        );
+    }
+    if (got.status === 401) {
+        problems.push(
+            options.token === undefined
+                ? "the backend wants a token, but the connection has none: set the connection's token"
+                : "the backend refused the token: it checks another token than the connection's",
+        );
+    } else if (got.status === 405) {
+        problems.push(
+            "the backend does not answer the verification request: it must answer a GET with a challenge " +
+                "query parameter with 200 and the challenge as the body (the kit's handlers do)",
+        );
+    }
+    return {
+        ok: problems.length === 0,
+        ...(got.status === undefined ? {} : { status: got.status }),
+        durationMs: got.durationMs,
+        redirects: got.redirects,
+        problems,
+    };
+}
+
+interface Exchange {
+    /** The last answer's status, when one came. */
+    status?: number;
+    /** The body of a final answer of 200. */
+    text?: string;
+    redirects: number;
+    durationMs: number;
+}
+
+/**
+ * One request as ChatBot makes it: at most one redirect followed, everything within `timeoutMs`.
+ * Problems other than the body's are added to `problems`.
+ */
+async function exchange(
+    first: URL,
+    firstMethod: "GET" | "POST",
+    firstHeaders: Record<string, string>,
+    body: string | undefined,
+    timeoutMs: number,
+    problems: string[],
+    secrets: string[],
+    ownHeaders: string[],
+): Promise<Exchange> {
+    const started = performance.now();
+    const out: Exchange = { redirects: 0, durationMs: 0 };
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
-    let target = new URL(url);
-    let method: "POST" | "GET" = "POST";
-    let headers = baseHeaders;
+    let target = first;
+    let method = firstMethod;
+    let headers = firstHeaders;
     let credentialsDropped = false;
     try {
         for (;;) {
-            const res = await request(target, {
+            const res = await fetch(target, {
                 method,
                 headers: method === "POST" ? headers : withoutBodyHeaders(headers),
-                body: method === "POST" ? JSON.stringify(options.request ?? sampleWebhookRequest) : undefined,
-                dispatcher: agent,
+                body: method === "POST" ? body : undefined,
+                redirect: "manual",
                 signal: deadline.signal,
             });
-            status = res.statusCode;
-            if (!REDIRECTS.has(res.statusCode)) {
-                const text = await res.body.text();
-                if (res.statusCode !== 200) {
+            out.status = res.status;
+            if (!REDIRECTS.has(res.status)) {
+                const text = await res.text();
+                if (res.status !== 200) {
                     problems.push(
-                        `${display(target)} answered HTTP ${res.statusCode}; ChatBot accepts only 200, ` +
+                        `${display(target)} answered HTTP ${res.status}; ChatBot accepts only 200, ` +
                             `or a redirect (at most ${webhookLimits.maxRedirects}) to an answer of 200`,
                     );
-                    if (method === "GET") problems.push(GET_AFTER_REDIRECT);
-                    if (res.statusCode === 401 && credentialsDropped) problems.push(AUTH_NOT_FORWARDED);
-                    return result();
+                    if (method === "GET" && firstMethod === "POST") problems.push(GET_AFTER_REDIRECT);
+                    if (res.status === 401 && credentialsDropped) problems.push(AUTH_NOT_FORWARDED);
+                    return out;
                 }
-                return result(judgeBody(text, problems));
+                out.text = text;
+                return out;
             }
 
-            await res.body.dump().catch(() => undefined);
-            redirects++;
-            const location = firstHeader(res.headers.location);
+            await res.body?.cancel().catch(() => undefined);
+            out.redirects++;
+            const location = res.headers.get("location");
             if (!location) {
-                problems.push(`${display(target)} answered a ${res.statusCode} redirect without a Location header`);
-                return result();
+                problems.push(`${display(target)} answered a ${res.status} redirect without a Location header`);
+                return out;
             }
-            if (redirects > webhookLimits.maxRedirects) {
+            if (out.redirects > webhookLimits.maxRedirects) {
                 problems.push(
                     `more than one redirect: ${display(target)} redirected again; ChatBot follows at most ` +
                         `${webhookLimits.maxRedirects} (a redirect loop, or a chain: point the connection at the final URL)`,
                 );
-                return result();
+                return out;
             }
             let next: URL;
             try {
                 next = new URL(location, target);
             } catch {
                 problems.push(`${display(target)} redirected to a Location that is not a URL`);
-                return result();
+                return out;
             }
             if (next.protocol !== "http:" && next.protocol !== "https:") {
                 problems.push(`${display(target)} redirected to a URL that is not http:// or https://`);
-                return result();
+                return out;
             }
             // As HTTP clients do: 303, and 301/302 after a POST, are followed with GET; 307/308 keep the POST.
-            if (res.statusCode === 303 || res.statusCode === 301 || res.statusCode === 302) method = "GET";
+            if (res.status === 303 || res.status === 301 || res.status === 302) method = "GET";
             // Credentials go only where they were meant for: neither basic auth nor the
             // connection's own headers (secret values) are sent to another origin.
             if (next.origin !== target.origin) {
-                const own = Object.keys(lowerCaseKeys(options.headers ?? {}));
-                credentialsDropped ||= headers.authorization !== undefined || own.some((k) => k in headers);
+                credentialsDropped ||= headers.authorization !== undefined || ownHeaders.some((k) => k in headers);
                 headers = { ...headers };
                 delete headers.authorization;
-                for (const k of own) delete headers[k];
+                for (const k of ownHeaders) delete headers[k];
             }
             target = next;
         }
@@ -178,12 +281,12 @@ export async function probeWebhook(url: string, options: ProbeOptions = {}): Pro
                     `(ChatBot's limit is ${webhookLimits.callTimeoutMs} ms, including any proxy or load balancer)`,
             );
         } else {
-            problems.push(unreachable(error, target, redirects, secrets));
+            problems.push(unreachable(error, target, out.redirects, secrets));
         }
-        return result();
+        return out;
     } finally {
         clearTimeout(timer);
-        await agent.destroy().catch(() => undefined);
+        out.durationMs = Math.round(performance.now() - started);
     }
 }
 
@@ -214,6 +317,16 @@ const GET_AFTER_REDIRECT =
     "the call was repeated as GET after a 301, 302 or 303 redirect, as HTTP clients do, so the body was lost; " +
     "redirect with 307 or 308 to keep the POST";
 
+/** The `code` of a network error, wherever fetch put it (Node nests it in `cause`). */
+function errorCode(error: unknown): string | undefined {
+    for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 4; depth++) {
+        const code = (e as { code?: unknown }).code;
+        if (typeof code === "string" && code !== "UND_ERR") return code;
+        e = (e as { cause?: unknown }).cause;
+    }
+    return undefined;
+}
+
 /** Cause 3: the URL (or the redirect's) could not be reached. */
 function unreachable(error: unknown, target: URL, redirects: number, secrets: string[]): string {
     const where = `${display(target)}${redirects > 0 ? " (the redirect's target)" : ""}`;
@@ -237,7 +350,9 @@ function unreachable(error: unknown, target: URL, redirects: number, secrets: st
     if (code && /CERT|SSL|TLS|SELF_SIGNED|SIGNATURE/.test(code)) {
         return `could not connect to ${where}: its TLS certificate is not accepted (${code})`;
     }
-    const message = error instanceof Error ? redact(error.message, secrets) : "unknown error";
+    // fetch's own message is a bare "fetch failed"; the cause says what happened.
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+    const message = cause instanceof Error ? redact(cause.message, secrets) : "unknown error";
     return `could not connect to ${where}: ${code ? `${code}: ` : ""}${message}`;
 }
 
@@ -256,11 +371,25 @@ function withoutBodyHeaders(h: Record<string, string>): Record<string, string> {
     return out;
 }
 
+/** Base64 of UTF-8 text, without Node's Buffer. */
+function toBase64(text: string): string {
+    let binary = "";
+    for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+    return btoa(binary);
+}
+
+/** A random string, as ChatBot's challenge is (help center: "a unique string of characters"). */
+function randomChallenge(): string {
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 function secretsOf(options: ProbeOptions): string[] {
     const out = Object.values(options.headers ?? {});
+    if (options.token !== undefined) out.push(options.token, encodeURIComponent(options.token));
     if (options.auth) {
         out.push(options.auth.password, options.auth.username);
-        out.push(Buffer.from(`${options.auth.username}:${options.auth.password}`).toString("base64"));
+        out.push(toBase64(`${options.auth.username}:${options.auth.password}`));
     }
     return out;
 }

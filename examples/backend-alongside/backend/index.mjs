@@ -1,36 +1,31 @@
-// The webhook backend, as AWS Lambda runs it behind a function URL (payload format 2.0). No
-// dependencies, so the folder is the whole deployment package. It checks the basic authorization
-// ChatBot sends, reads the chat's attributes, and answers with a text and an attribute, in the
-// shape ChatBot expects (see pulumi-chatbot/webhook for typed builders and a full handler).
-import { timingSafeEqual } from "node:crypto";
+// The webhook backend, as AWS Lambda runs it behind a function URL. The webhook kit does the
+// checking: it answers ChatBot's verification request (GET ?challenge=&token=), refuses calls
+// without the connection's token or basic authorization (compared in constant time), validates
+// ChatBot's request and this function's answer, and logs refused calls without their secrets.
+// `forLambdaFunctionUrl` turns the function URL's event into a web-standard Request and back.
+import { createFetchHandler, forLambdaFunctionUrl, text } from "pulumi-chatbot/webhook";
 
-const expected = () =>
-    "Basic " + Buffer.from(`${process.env.BASIC_USERNAME}:${process.env.BASIC_PASSWORD}`).toString("base64");
-
-function sameText(a, b) {
-    const x = Buffer.from(String(a ?? ""));
-    const y = Buffer.from(b);
-    return x.length === y.length && timingSafeEqual(x, y);
+/** What the chat gets: a text, and attributes the story's filters can branch on. */
+export function answer(call, environment) {
+    const orderId = call.attributes?.order_id;
+    return {
+        responses: [text(orderId ? `Order ${String(orderId).slice(0, 64)} has shipped.` : "Which order is it about?")],
+        attributes: { order_status: orderId ? "shipped" : "unknown", environment },
+    };
 }
 
-function reply(statusCode, body) {
-    return { statusCode, headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
+/** The Lambda handler for an environment: the program sets these variables on the function. */
+export function backendHandler(env) {
+    const auth =
+        env.BASIC_USERNAME && env.BASIC_PASSWORD
+            ? { username: env.BASIC_USERNAME, password: env.BASIC_PASSWORD }
+            : undefined;
+    return forLambdaFunctionUrl(
+        createFetchHandler((call) => answer(call, env.ENVIRONMENT ?? ""), {
+            ...(env.WEBHOOK_TOKEN ? { token: env.WEBHOOK_TOKEN } : {}),
+            ...(auth ? { auth } : {}),
+        }),
+    );
 }
 
-export async function handler(event) {
-    if (event?.requestContext?.http?.method !== "POST") return reply(405, { error: "ChatBot calls with POST" });
-    if (!sameText(event.headers?.authorization, expected())) return reply(401, { error: "unauthorized" });
-    let call;
-    try {
-        const raw = event.isBase64Encoded ? Buffer.from(event.body ?? "", "base64").toString("utf8") : event.body;
-        call = JSON.parse(raw ?? "");
-    } catch {
-        return reply(400, { error: "the body is not JSON" });
-    }
-    const orderId = call?.attributes?.order_id;
-    const message = orderId ? `Order ${String(orderId).slice(0, 64)} has shipped.` : "Which order is it about?";
-    return reply(200, {
-        responses: [{ type: "text", message }],
-        attributes: { order_status: orderId ? "shipped" : "unknown", environment: process.env.ENVIRONMENT ?? "" },
-    });
-}
+export const handler = backendHandler(process.env);

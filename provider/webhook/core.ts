@@ -1,0 +1,298 @@
+/**
+ * What every handler of the kit does with a call, whatever the runtime: answer ChatBot's
+ * verification request, check the caller, validate the request, call your function, validate its
+ * answer, and log what went wrong. The Node listener (`handler.ts`) and the web-standard handler
+ * (`fetch.ts`) only translate their runtime's request and response to and from this.
+ *
+ * Web-standard APIs only (URL, TextEncoder, TextDecoder, atob, crypto.subtle): this module runs
+ * on Node, Cloudflare Workers, Deno, Bun and edge runtimes alike.
+ *
+ * Secrets (the expected and the received token, password and header values) never reach a
+ * response body or a log line.
+ */
+import { webhookLimits, webhookRequestSchema, webhookResponseSchema } from "../schema/webhook";
+import type { WebhookRequest, WebhookResponse } from "../schema/webhook";
+import { describeFailures, validate } from "../schema/validate";
+import type { CheckFailure } from "../schema/validate";
+
+/**
+ * Your backend: given ChatBot's request, what to say and which attributes to store. `Context` is
+ * what the runtime adds: the Node request, or the web-standard `Request`.
+ */
+export type WebhookFunctionOf<Context> = (
+    request: WebhookRequest,
+    context: Context,
+) => WebhookResponse | Promise<WebhookResponse>;
+
+/** A call that could not be answered as intended, for logs; it never carries a secret. */
+export interface WebhookProblem {
+    /** The HTTP status answered. */
+    status: number;
+    /** One line for a person: what went wrong, naming properties and limits, never values. */
+    message: string;
+    /** The failing properties, when a request or response did not match its schema. */
+    failures?: CheckFailure[];
+    /** What your function threw, when it threw. */
+    error?: unknown;
+}
+
+/** Where the handler's default reports go. `console` fits; so does a pino or winston logger. */
+export interface WebhookLogger {
+    warn(message: string): void;
+    error(message: string, error?: unknown): void;
+}
+
+export interface WebhookHandlerOptions {
+    /**
+     * The connection's `token`. With it, the verification request must carry it (else 401) and so
+     * must every call, in its `token` query parameter, as ChatBot's example backend checks
+     * (ChatBotCom/nodejs-webhook-example, index.js: "check token in every request").
+     */
+    token?: string;
+    /** Basic authorization the caller must present, as set on the connection's `auth`. */
+    auth?: { username: string; password: string };
+    /** Header values the caller must present, as set on the connection's `headers`. */
+    headers?: Record<string, string>;
+    /** Largest request body accepted, in bytes; a larger one is answered 413. Default 1 MiB. */
+    maxBodyBytes?: number;
+    /** Where the default reports below are written. Default: `console`. */
+    logger?: WebhookLogger;
+    /**
+     * Called when the fault is on your side (500): your function threw, or returned a response
+     * ChatBot would reject. Default: `logger.error`.
+     */
+    onError?: (problem: WebhookProblem) => void;
+    /**
+     * Called when a call is refused (400, 401, 405, 413): the caller gets the reason in the body.
+     * Default: `logger.warn`, one line without any secret, so a misconfigured connection shows.
+     */
+    onReject?: (problem: WebhookProblem) => void;
+    /**
+     * Called when answering took longer than ChatBot waits (`webhookLimits.callTimeoutMs`): ChatBot
+     * has failed the call although it was answered. Default: `logger.warn`.
+     */
+    onSlow?: (durationMs: number) => void;
+}
+
+export type WebhookVerification = { ok: true; failures: [] } | { ok: false; failures: CheckFailure[] };
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Checks a response against what ChatBot accepts, as the handler does before answering. For unit
+ * tests of your function: `assert.deepEqual(verifyWebhookResponse(await answer(call)).failures, [])`.
+ */
+export function verifyWebhookResponse(value: unknown): WebhookVerification {
+    const result = validate(webhookResponseSchema, value);
+    return result.ok ? { ok: true, failures: [] } : { ok: false, failures: result.failures };
+}
+
+/** The request body as a runtime delivered it. */
+export type Body = { kind: "json"; value: unknown } | { kind: "notJson" } | { kind: "tooLarge" } | { kind: "aborted" };
+
+/** A call, as the runtime adapters hand it over. */
+export interface IncomingCall {
+    method: string;
+    /** Only the path and the query matter. */
+    url: URL;
+    /** A header's value by lower-case name; repeated headers joined with ", ". */
+    header(name: string): string | undefined;
+    readBody(limit: number): Promise<Body>;
+}
+
+/** What to answer; `undefined` when the caller went away. */
+export interface Answer {
+    status: number;
+    headers: Record<string, string>;
+    body: string;
+}
+
+export const LOG_PREFIX = "pulumi-chatbot webhook:";
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/** Parses a body that was read whole. */
+export function parseJson(text: string): Body {
+    try {
+        return { kind: "json", value: JSON.parse(text) as unknown };
+    } catch {
+        return { kind: "notJson" };
+    }
+}
+
+/** The shared flow; the adapters pass their runtime's context through to your function. */
+export function createCallHandler<Context>(
+    fn: WebhookFunctionOf<Context>,
+    options: WebhookHandlerOptions,
+): (call: IncomingCall, context: Context) => Promise<Answer | undefined> {
+    const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const logger = options.logger ?? console;
+    const onError =
+        options.onError ??
+        ((p: WebhookProblem) => logger.error(`${LOG_PREFIX} answered ${p.status}: ${p.message}`, p.error));
+    const onReject =
+        options.onReject ??
+        ((p: WebhookProblem) => logger.warn(`${LOG_PREFIX} refused a call (${p.status}): ${p.message}`));
+    const onSlow =
+        options.onSlow ??
+        ((ms: number) =>
+            logger.warn(
+                `${LOG_PREFIX} answered after ${ms} ms, over ChatBot's limit of ${webhookLimits.callTimeoutMs} ms: ` +
+                    "ChatBot has already failed this call, so the answer was not used",
+            ));
+    const requiredHeaders = Object.entries(options.headers ?? {}).map(([name, value]) => ({
+        name: name.toLowerCase(),
+        value,
+    }));
+    const token = options.token;
+
+    const reject = (problem: WebhookProblem, extra: Record<string, string> = {}): Answer => {
+        onReject(problem);
+        const body = problem.failures
+            ? { error: problem.message, failures: problem.failures.map((f) => f.reason) }
+            : { error: problem.message };
+        return json(problem.status, body, extra);
+    };
+    const fail = (problem: WebhookProblem): Answer => {
+        onError(problem);
+        // The caller learns only that it failed: the details are for your logs.
+        return json(500, { error: "internal error" });
+    };
+
+    async function answer(call: IncomingCall, context: Context): Promise<Answer | undefined> {
+        const query = call.url.searchParams;
+        // ChatBot's verification request: GET <url>?challenge=<random>&token=<token>, answered 200
+        // with the challenge as the body, and 401 when the token is wrong (help center,
+        // "Verification request"; ChatBotCom/nodejs-webhook-example, index.js). Only the token is
+        // checked: neither source says the request carries the connection's auth or headers.
+        if (call.method === "GET" && query.has("challenge")) {
+            if (token !== undefined && !(await sameSecret(query.get("token") ?? undefined, token))) {
+                return reject({
+                    status: 401,
+                    message: "unauthorized: verification request with a missing or wrong token",
+                });
+            }
+            return {
+                status: 200,
+                headers: {
+                    "content-type": "text/plain; charset=utf-8",
+                    "x-content-type-options": "nosniff",
+                    "cache-control": "no-store",
+                },
+                body: query.get("challenge") ?? "",
+            };
+        }
+        if (call.method !== "POST") {
+            return reject({ status: 405, message: "method not allowed: use POST" }, { allow: "POST" });
+        }
+        if (token !== undefined && !(await sameSecret(query.get("token") ?? undefined, token))) {
+            return reject({ status: 401, message: "unauthorized: token query parameter missing or wrong" });
+        }
+        if (options.auth && !(await basicAuthMatches(call.header("authorization"), options.auth))) {
+            return reject(
+                { status: 401, message: "unauthorized: basic authorization missing or wrong" },
+                { "www-authenticate": 'Basic realm="webhook", charset="UTF-8"' },
+            );
+        }
+        for (const h of requiredHeaders) {
+            if (!(await sameSecret(call.header(h.name), h.value))) {
+                // The header's name helps whoever configures the connection; its value stays out.
+                return reject({ status: 401, message: `unauthorized: header ${h.name} missing or wrong` });
+            }
+        }
+
+        const body = await call.readBody(maxBodyBytes);
+        if (body.kind === "aborted") return undefined;
+        if (body.kind === "tooLarge") {
+            return reject({ status: 413, message: `request body larger than ${maxBodyBytes} bytes` });
+        }
+        if (body.kind === "notJson") return reject({ status: 400, message: "request body is not valid JSON" });
+
+        const request = validate(webhookRequestSchema, body.value);
+        if (!request.ok) {
+            return reject({ status: 400, message: "invalid webhook request", failures: request.failures });
+        }
+
+        let result: unknown;
+        try {
+            result = await fn(request.value, context);
+        } catch (error) {
+            return fail({ status: 500, message: "the webhook function threw", error });
+        }
+        const response = validate(webhookResponseSchema, result);
+        if (!response.ok) {
+            return fail({
+                status: 500,
+                message: `the webhook function returned a response ChatBot would reject: ${describeFailures(response.failures)}`,
+                failures: response.failures,
+            });
+        }
+        try {
+            return { status: 200, headers: { ...JSON_HEADERS }, body: JSON.stringify(response.value) };
+        } catch (error) {
+            // e.g. a BigInt or a cycle inside `attributes`
+            return fail({ status: 500, message: "the webhook response could not be written as JSON", error });
+        }
+    }
+
+    return async (call, context) => {
+        const started = Date.now();
+        const result = await answer(call, context);
+        const took = Date.now() - started;
+        if (took > webhookLimits.callTimeoutMs) onSlow(took);
+        return result;
+    };
+}
+
+const JSON_HEADERS = { "content-type": JSON_TYPE, "cache-control": "no-store" };
+
+function json(status: number, body: unknown, extra: Record<string, string> = {}): Answer {
+    return { status, headers: { ...JSON_HEADERS, ...extra }, body: JSON.stringify(body) };
+}
+
+// Credentials ---------------------------------------------------------------------------------
+
+const encoder = new TextEncoder();
+
+async function digest(value: string): Promise<Uint8Array> {
+    return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(value)));
+}
+
+/**
+ * Compares in constant time. Both sides are hashed first, so neither the content nor the length
+ * of the expected value shows in the time taken; the digests are then compared over every byte.
+ */
+export async function sameSecret(received: string | undefined, expected: string): Promise<boolean> {
+    const [a, b] = await Promise.all([digest(received ?? ""), digest(expected)]);
+    let diff = 0;
+    for (let i = 0; i < a.length; i++) diff |= a[i] ^ b[i];
+    return diff === 0 && received !== undefined;
+}
+
+/** Decodes base64 into UTF-8 text without Node's Buffer; `undefined` when it is not base64. */
+function fromBase64(value: string): string | undefined {
+    try {
+        const binary = atob(value);
+        const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+        return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+        return undefined;
+    }
+}
+
+async function basicAuthMatches(
+    header: string | undefined,
+    expected: { username: string; password: string },
+): Promise<boolean> {
+    const match = /^basic\s+(\S+)\s*$/i.exec(header ?? "");
+    const decoded = (match && fromBase64(match[1])) ?? "";
+    const colon = decoded.indexOf(":");
+    const username = colon < 0 ? undefined : decoded.slice(0, colon);
+    const password = colon < 0 ? undefined : decoded.slice(colon + 1);
+    // Both compared every time: which one failed must not show in the time taken.
+    const [userOk, passwordOk] = await Promise.all([
+        sameSecret(username, expected.username),
+        sameSecret(password, expected.password),
+    ]);
+    return userOk && passwordOk;
+}
