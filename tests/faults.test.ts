@@ -434,7 +434,11 @@ describe("requests in flight", function () {
     let provider: string;
     before(async () => {
         provider = await providerText("webhookConnection");
-        stack = await startStack();
+        // ENGINE-FIDELITY: the stand-in ran every concurrent registration at once; the engine runs
+        // at most --parallel steps at once (R4.1, 4 × CPUs by default, 8 on a 2-core machine).
+        // These cases are about the provider's own in-flight limit, so they run as
+        // `pulumi up --parallel 64` would.
+        stack = await startStack({ parallel: 64 });
         stack.sim.latencyMs = 40;
     });
     after(() => stack.close());
