@@ -439,7 +439,10 @@ describe("requests in flight", function () {
         // These cases are about the provider's own in-flight limit, so they run as
         // `pulumi up --parallel 64` would.
         stack = await startStack({ parallel: 64 });
-        stack.sim.latencyMs = 40;
+        // ENGINE-FIDELITY: the engine checks registrations one at a time (R4.2), so at 40 ms per
+        // request the first creates could finish before the last was checked and the API never saw
+        // 16 or 32 at once. Against a slower API (250 ms) they overlap as a large stack's do.
+        stack.sim.latencyMs = 250;
     });
     after(() => stack.close());
 

@@ -200,25 +200,38 @@ describe("WebhookConnection through the dynamic-provider plugin", function () {
             assert.equal(stripped(got.outputs).url, "https://backend.example.com/orders");
         });
 
-        it("the import option, as real engines run it, fails inside the SDK's plugin and touches nothing", async () => {
+        it("the import option of a matching connection, as real engines run it, fails inside the SDK's plugin", async () => {
             // ENGINE-FIDELITY: this test asserted that the import option adopts a matching connection
-            // and that a differing one fails with "do not match". That held only because the stand-in
-            // sent the program's inputs with the import's Read. The engine (R1.1, step.go
-            // ImportStep.Apply) sends the id alone, the dynamic-provider plugin finds no `__provider`
-            // and fails before this package is reached, whatever the inputs (and since 3.174 a
-            // differing import would be followed by an update, not a "do not match" error).
+            // without writing to it. That held only because the stand-in sent the program's inputs
+            // with the import's Read. The engine (R1.1, step.go ImportStep.Apply) sends the id alone,
+            // and the dynamic-provider plugin finds no `__provider` and fails before this package is
+            // reached.
             const made = stack.sim;
             const first = await stack.engine.register(TYPE, "tmp", inputs(), SECRET_OUTPUTS);
             stack.engine.state.clear(); // forget it: now it is an existing, unmanaged connection
             made.resetRequests();
-            for (const program of [inputs(), inputs({ url: "https://other.example/" })]) {
-                await assert.rejects(
-                    stack.engine.register(TYPE, "orders", program, { ...SECRET_OUTPUTS, importId: first.id }),
-                    /code must be a string, not undefined/,
-                );
-            }
-            assert.deepEqual(made.requests, [], "the provider never ran");
-            assert.equal(stack.engine.state.size, 0, "nothing recorded");
+            await assert.rejects(
+                stack.engine.register(TYPE, "orders", inputs(), { ...SECRET_OUTPUTS, importId: first.id }),
+                /code must be a string, not undefined/,
+            );
+            assert.deepEqual(made.requests, [], "the provider never ran, so it did not write either");
+            assert.equal(stack.engine.state.size, 0);
+        });
+
+        it("import of a connection that differs from the program fails and records nothing", async () => {
+            // ENGINE-FIDELITY: the failure asserted here was "do not match", an error the engine no
+            // longer has (since 3.174 a differing import is followed by an update, R1.2). Under the
+            // engine's id-only Read it fails in the SDK's plugin before any comparison.
+            const first = await stack.engine.register(TYPE, "tmp", inputs(), SECRET_OUTPUTS);
+            stack.engine.state.clear();
+            await assert.rejects(
+                stack.engine.register(TYPE, "orders", inputs({ url: "https://other.example/" }), {
+                    ...SECRET_OUTPUTS,
+                    importId: first.id,
+                }),
+                /code must be a string, not undefined/,
+            );
+            assert.equal(stack.engine.state.size, 0);
             assert.equal(stack.sim.getConnection(first.id)!.url, "https://backend.example.com/orders");
         });
 
