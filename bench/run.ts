@@ -8,11 +8,13 @@
  *
  *     npm run bench                 full sizes, ~2 min; writes bench/RESULTS.md
  *     npm run bench -- --quick      small sizes, ~15 s after the build (CI); writes .bench/RESULTS.quick.md
+ *     npm run bench -- --parallel=default   at the engine's default parallelism (4 × CPUs) instead of 16
  *
  * Figures are printed, never judged pass/fail: the exit code is non-zero only if a step fails.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { defaultParallelism } from "../tests/engine/engine";
 import { serializeProvider } from "../tests/engine/serialize";
 import { installedRequire, root } from "../tests/support";
 import { EMPTY_PROVIDER, WAIT_PROVIDER, writeBaselineProject, type BaselineProject } from "./baselines";
@@ -216,7 +218,7 @@ async function main(): Promise<void> {
 
         const setup = [
             `ChatBot API: the package's simulator (\`pulumi-chatbot/testing\`) in a child process, answering every request after ${LATENCY_MS} ms.`,
-            `Pulumi: the real dynamic-provider plugin of @pulumi/pulumi, driven over gRPC by the engine stand-in (tests/engine), ${PARALLELISM} steps at once (the engine's default parallelism), the plugin started in a project folder whose node_modules resolve to the root's, with pulumi-chatbot installed from \`npm pack\` output.`,
+            `Pulumi: the real dynamic-provider plugin of @pulumi/pulumi, driven over gRPC by the engine stand-in (tests/engine), ${PARALLELISM} steps at once (as --parallel=${PARALLELISM}; the engine's default on this machine is ${defaultParallelism()}), the plugin started in a project folder whose node_modules resolve to the root's, with pulumi-chatbot installed from \`npm pack\` output.`,
             `Floor of a pass = requests the simulator logged × ${LATENCY_MS} ms ÷ ${PARALLELISM}: the time the API alone needs at that parallelism. The ratio wall ÷ floor is what the plugin, the stand-in and the provider add.`,
             `"Fresh plugin": a new plugin process per command, as \`pulumi up\` and \`pulumi refresh\` start one; it loads the provider (and zod, undici) inside the timed pass. "Warm": a second pass in the same process.`,
             `Reference for up and refresh: a provider that makes no request and computes nothing, it only waits as long per operation as ours spent on the API; it shows what the plugin and the stand-in cost on this machine, which no provider change can remove. The stand-in is Node (the real engine is Go), and shares the machine's cores with the plugin.`,

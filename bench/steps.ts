@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { Engine, type ResourceState } from "../tests/engine/engine";
+import { defaultParallelism, Engine, type ResourceState } from "../tests/engine/engine";
 import { secret, startProviderPlugin, type PropertyMap, type ProviderPlugin } from "../tests/engine/plugin";
 import { serializeProvider } from "../tests/engine/serialize";
 import { installedRequire, root } from "../tests/support";
@@ -15,8 +15,21 @@ import { RemoteSimulator, type RequestStats } from "./simulator";
 
 /** The simulator's delay before every answer. */
 export const LATENCY_MS = 50;
-/** The Pulumi engine's default number of resource operations at once. */
-export const PARALLELISM = 16;
+/**
+ * Resource operations at once, as `pulumi up --parallel`: `npm run bench -- --parallel=<n>`, or
+ * `--parallel=default` for the engine's default (4 × CPUs, or PULUMI_PARALLEL). Without the flag, 16.
+ */
+export const PARALLELISM = parallelFromArgs(process.argv);
+
+function parallelFromArgs(argv: string[]): number {
+    const arg = argv.find((a) => a.startsWith("--parallel="))?.slice("--parallel=".length);
+    if (arg === undefined) return 16;
+    if (arg === "default") return defaultParallelism();
+    const n = Number(arg);
+    if (!Number.isInteger(n) || n < 1)
+        throw new Error(`--parallel must be a positive integer or "default", not ${arg}`);
+    return n;
+}
 
 export const TYPE = "pulumi-nodejs:dynamic/chatbot:WebhookConnection";
 export const MODULE = "pulumi-chatbot/providers/webhookConnection";
@@ -300,7 +313,7 @@ export async function lifecycle(subject: Subject, rep: number, n: number): Promi
 
     let state: Map<string, ResourceState> = new Map();
     const [up, upWarm] = await withPlugin(subject.cwd, subject.env, async (plugin) => {
-        const engine = new Engine(plugin);
+        const engine = new Engine(plugin, { parallel: PARALLELISM });
         const cold = await timedPass(plugin, n, (i) => register(engine, first[i]));
         expectOnly(cold, "create", "up");
         const warm = await timedPass(plugin, n, (i) => register(engine, second[i]));
@@ -310,7 +323,7 @@ export async function lifecycle(subject: Subject, rep: number, n: number): Promi
     });
     const urns = first.map((name) => urnOf(state, name));
     const [refresh, refreshWarm] = await withPlugin(subject.cwd, subject.env, async (plugin) => {
-        const engine = new Engine(plugin);
+        const engine = new Engine(plugin, { parallel: PARALLELISM });
         for (const urn of urns) engine.state.set(urn, state.get(urn) as ResourceState);
         const cold = await timedPass(plugin, n, (i) => engine.refresh(urns[i]).then((r) => r.kind));
         expectOnly(cold, "same", "refresh");
@@ -340,7 +353,7 @@ export interface Scale {
 
 export async function scale(cwd: string, provider: string, byValueText: string | undefined, n: number): Promise<Scale> {
     return withPlugin(cwd, pluginEnv(), async (plugin) => {
-        const engine = new Engine(plugin);
+        const engine = new Engine(plugin, { parallel: PARALLELISM });
         const names = Array.from({ length: n }, (_, i) => `s-${i}`);
         const register = (name: string, preview: boolean) =>
             engine

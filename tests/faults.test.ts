@@ -531,8 +531,15 @@ describe("requests in flight", function () {
     let provider: string;
     before(async () => {
         provider = await providerText("webhookConnection");
-        stack = await startStack();
-        stack.sim.latencyMs = 40;
+        // ENGINE-FIDELITY: the stand-in ran every concurrent registration at once; the engine runs
+        // at most --parallel steps at once (R4.1, 4 × CPUs by default, 8 on a 2-core machine).
+        // These cases are about the provider's own in-flight limit, so they run as
+        // `pulumi up --parallel 64` would.
+        stack = await startStack({ parallel: 64 });
+        // ENGINE-FIDELITY: the engine checks registrations one at a time (R4.2), so at 40 ms per
+        // request the first creates could finish before the last was checked and the API never saw
+        // 16 or 32 at once. Against a slower API (250 ms) they overlap as a large stack's do.
+        stack.sim.latencyMs = 250;
     });
     after(() => stack.close());
 

@@ -47,6 +47,8 @@ export async function startStack(
         stories?: Record<string, string>;
         /** More environment for the plugin (e.g. CHATBOT_REQUEST_TIMEOUT_MS); undefined removes a variable. */
         env?: Record<string, string | undefined>;
+        /** `--parallel` of the engine stand-in; default the engine's default (4 × CPUs, or PULUMI_PARALLEL). */
+        parallel?: number;
     } = {},
 ): Promise<Stack> {
     const { ChatbotSimulator } = installedTesting();
@@ -66,7 +68,7 @@ export async function startStack(
     });
     // As the CLI sends it: the token is secret config.
     await plugin.configure(viaConfig ? { "chatbot:token": secret(token), "chatbot:apiUrl": sim.url } : {});
-    const engine = new Engine(plugin);
+    const engine = new Engine(plugin, opts.parallel !== undefined ? { parallel: opts.parallel } : {});
     return {
         sim,
         plugin,

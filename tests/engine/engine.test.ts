@@ -6,7 +6,8 @@ import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { CheckFailedError, Engine, ImportMismatchError } from "./engine";
+import { CheckFailedError, defaultParallelism, Engine, scheduleDeletes } from "./engine";
+import * as nodeOs from "node:os";
 import {
     isSecret,
     PluginError,
@@ -41,6 +42,8 @@ interface Store {
     records: Record<string, Record<string, unknown>>;
     calls: Call[];
     nextId: number;
+    /** The most create/update/read/delete calls the fixture had under way at once. */
+    peakInFlight?: number;
 }
 
 describe("engine stand-in (tests/engine)", function () {
@@ -51,7 +54,11 @@ describe("engine stand-in (tests/engine)", function () {
     const savedChatbotToken = process.env.CHATBOT_TOKEN;
 
     const readStore = (): Store => JSON.parse(fs.readFileSync(storePath, "utf8")) as Store;
-    const writeStore = (s: Store): void => fs.writeFileSync(storePath, JSON.stringify(s, null, 2));
+    const writeStore = (s: Store): void => {
+        // Renamed into place, so the plugin never reads a half-written file.
+        fs.writeFileSync(`${storePath}.test.tmp`, JSON.stringify(s, null, 2));
+        fs.renameSync(`${storePath}.test.tmp`, storePath);
+    };
     const calls = (): Call[] => readStore().calls;
     const methods = (): string[] => calls().map((c) => c.method);
     const resetCalls = (): void => writeStore({ ...readStore(), calls: [] });
@@ -155,7 +162,7 @@ describe("engine stand-in (tests/engine)", function () {
         });
 
         it("measured: a Read with neither properties nor inputs cannot find __provider", async function () {
-            // What engines whose ImportStep sends no inputs do (see engine.ts importResource).
+            // What the engine's ImportStep sends (R1.1; see engine.ts importRead).
             const err = await live()
                 .read(urnFor(TYPE, "nothing"), "r-any")
                 .then(
@@ -352,7 +359,13 @@ describe("engine stand-in (tests/engine)", function () {
             assert.deepEqual(methods(), []);
             assert.equal(engine.state.size, 0);
             assert.ok(readStore().records[id], "still exists");
-            await assert.rejects(engine.get(TYPE, "ghost", "r-none", inputs({})), /resource 'r-none' does not exist/);
+            // ENGINE-FIDELITY: the stand-in used to fail here with "resource 'r-none' does not exist".
+            // The engine (R7, step.go ReadStep.Apply) says so only when the provider answers with no
+            // properties, and the plugin always answers with `__provider`: the read succeeds, keeps
+            // the id asked for, and the program gets no outputs.
+            const ghost = await engine.get(TYPE, "ghost", "r-none", inputs({}));
+            assert.equal(ghost.id, "r-none");
+            assert.deepEqual(Object.keys(ghost.outputs), ["__provider"]);
             await owner.destroyAll();
         });
 
@@ -429,36 +442,53 @@ describe("engine stand-in (tests/engine)", function () {
             assert.equal(engine.state.size, 0, "nothing recorded: the created record leaks");
         });
 
-        it("imports an existing resource when the inputs match, and refuses otherwise", async function () {
+        it("import reads with the id only, which the plugin cannot serve, and records nothing", async function () {
             const owner = new Engine(live());
             const { id } = await owner.register(TYPE, "to-import", inputs({ name: "i", color: "red" }));
             owner.state.clear(); // forget it, as if created outside Pulumi
 
             const engine = new Engine(live());
             resetCalls();
-            const bad = await engine.register(TYPE, "imp", inputs({ name: "i", color: "blue" }), { importId: id }).then(
-                () => undefined,
-                (e: unknown) => e,
-            );
-            assert.ok(bad instanceof ImportMismatchError);
-            assert.deepEqual(methods(), ["read", "check", "diff"]);
+            // ENGINE-FIDELITY: the stand-in used to send the program's inputs with the import's Read,
+            // so a matching import succeeded and a differing one failed with "inputs to import do not
+            // match". The engine (R1.1, step.go ImportStep.Apply) sends the id alone, the plugin finds
+            // no `__provider`, and both fail before the provider is reached.
+            for (const color of ["red", "blue"]) {
+                await assert.rejects(
+                    engine.register(TYPE, "imp", inputs({ name: "i", color }), { importId: id }),
+                    /code must be a string, not undefined/,
+                );
+            }
+            assert.deepEqual(methods(), [], "the provider is never reached");
             assert.equal(engine.state.size, 0);
-
-            const ok = await engine.register(TYPE, "imp", inputs({ name: "i", color: "red" }), { importId: id });
-            assert.equal(ok.op, "import");
-            assert.equal(ok.id, id);
-            // Keeping the import option with the same id afterwards is an ordinary registration.
-            const again = await engine.register(TYPE, "imp", inputs({ name: "i", color: "red" }), { importId: id });
-            assert.equal(again.op, "same");
-            await engine.destroyAll();
-            assert.equal(readStore().records[id], undefined);
+            assert.ok(readStore().records[id], "the resource is untouched");
+            const cleanup = new Engine(live());
+            cleanup.state.set(owner.urn(TYPE, "to-import"), {
+                urn: owner.urn(TYPE, "to-import"),
+                type: TYPE,
+                name: "to-import",
+                id,
+                inputs: inputs({ name: "i" }),
+                outputs: inputs({ name: "i" }),
+                additionalSecretOutputs: [],
+                external: false,
+            });
+            await cleanup.destroyAll();
         });
 
-        it("destroyAll deletes managed resources in reverse creation order", async function () {
+        it("destroyAll deletes dependents before what they depend on", async function () {
             const engine = new Engine(live());
+            // ENGINE-FIDELITY: the stand-in deleted in reverse creation order, one at a time. The
+            // engine (R4.5, step_generator.go ScheduleDeletes) orders deletes by dependencies only
+            // and deletes independent resources in parallel, so the order is asserted along
+            // dependencies here.
             const a = await engine.register(TYPE, "order-a", inputs({ name: "a" }));
-            const b = await engine.register(TYPE, "order-b", inputs({ name: "b" }));
-            const c = await engine.register(TYPE, "order-c", inputs({ name: "c" }));
+            const b = await engine.register(TYPE, "order-b", inputs({ name: "b" }), {
+                dependencies: [a.id && engine.urn(TYPE, "order-a")],
+            });
+            const c = await engine.register(TYPE, "order-c", inputs({ name: "c" }), {
+                dependencies: [engine.urn(TYPE, "order-b")],
+            });
             resetCalls();
             await engine.destroyAll();
             assert.deepEqual(
@@ -466,6 +496,269 @@ describe("engine stand-in (tests/engine)", function () {
                 [c.id, b.id, a.id],
             );
             assert.equal(engine.state.size, 0);
+        });
+    });
+
+    describe("engine rules (ENGINE-RULES.md)", function () {
+        const fresh = (parallel?: number): Engine => new Engine(live(), parallel ? { parallel } : {});
+        const resetPeak = (): void => writeStore({ ...readStore(), peakInFlight: 0 });
+
+        it("R1.3: an import file entry with inputs and outputs skips the Read; without outputs it fails in the plugin", async function () {
+            const owner = fresh();
+            const made = await owner.register(TYPE, "exported", inputs({ name: "x", color: "red" }));
+            const urn = owner.urn(TYPE, "exported");
+            const { inputs: ins, outputs: outs } = owner.state.get(urn)!;
+            const engine = fresh();
+            resetCalls();
+            const { state, checkFailures } = await engine.importFromFile({
+                type: TYPE,
+                name: "imported",
+                id: made.id,
+                inputs: ins,
+                outputs: outs,
+            });
+            assert.deepEqual(methods(), ["check"], "no Read: the supplied state is taken as is");
+            assert.deepEqual(checkFailures, []);
+            assert.equal(state.id, made.id);
+            assert.equal(state.importId, undefined, "pulumi import records no import id");
+            // The imported resource is managed: a refresh and a delete find the provider in its outputs.
+            assert.equal((await engine.refresh(state.urn)).kind, "same");
+            await assert.rejects(
+                fresh().importFromFile({ type: TYPE, name: "no-outputs", id: made.id, inputs: ins }),
+                /code must be a string, not undefined/,
+            );
+            await engine.destroyAll();
+            assert.equal(readStore().records[made.id], undefined);
+            owner.state.clear();
+        });
+
+        it("R2.3: refresh reports a change only when Diff(refreshed outputs, old inputs) does", async function () {
+            const engine = fresh();
+            const urn = engine.urn(TYPE, "r23");
+            const { id } = await engine.register(TYPE, "r23", inputs({ name: "r", color: "red" }));
+            // A field the provider's diff does not compare changes: outputs differ, the diff does not.
+            const store = readStore();
+            store.records[id] = { ...store.records[id], token: undefined, extra: "hand-made" };
+            writeStore(store);
+            resetCalls();
+            const r = await engine.refresh(urn);
+            assert.equal(r.kind, "same", "outputs changed but the refresh diff found nothing");
+            assert.deepEqual(methods(), ["read", "diff"]);
+            assert.equal(calls()[1].news?.color, "red", "news are the old inputs");
+            const legacy = new Engine(live(), { legacyRefreshDiff: true });
+            legacy.state.set(urn, {
+                ...engine.state.get(urn)!,
+                outputs: { ...engine.state.get(urn)!.outputs, extra: "old" },
+            });
+            resetCalls();
+            assert.equal(
+                (await legacy.refresh(urn)).kind,
+                "drift",
+                "PULUMI_ENABLE_LEGACY_REFRESH_DIFF compares outputs",
+            );
+            assert.deepEqual(methods(), ["read"], "and makes no Diff");
+            await engine.destroyAll();
+        });
+
+        it("R2.4: a good read clears init errors", async function () {
+            const engine = fresh();
+            const urn = engine.urn(TYPE, "r24");
+            await engine.register(TYPE, "r24", inputs({ name: "r" }));
+            engine.state.set(urn, { ...engine.state.get(urn)!, initErrors: ["was unhealthy"] });
+            await engine.refresh(urn);
+            assert.equal(engine.state.get(urn)?.initErrors, undefined);
+            await engine.destroyAll();
+        });
+
+        it("R2.5: read inputs take secret marks from the old inputs only; a secret the provider wraps is kept", async function () {
+            const engine = fresh();
+            const urn = engine.urn(TYPE, "r25");
+            const aso = { additionalSecretOutputs: ["token"] };
+            const { id } = await engine.register(TYPE, "r25", inputs({ name: "r" }), aso);
+            // A token added by hand, where the program had none.
+            const store = readStore();
+            store.records[id] = { ...store.records[id], token: "hand-added-token" };
+            writeStore(store);
+            await engine.refresh(urn);
+            const st = engine.state.get(urn)!;
+            assert.ok(isSecret(st.outputs.token), "the output is marked by additionalSecretOutputs");
+            assert.equal(st.inputs.token, "hand-added-token", "the input is stored in plain text");
+            assert.ok(engine.unmarkedStateText().includes("hand-added-token"));
+
+            // The same read, with the provider returning the value secret-wrapped: the engine keeps the mark.
+            const s2 = readStore();
+            s2.records[id] = { ...s2.records[id], secretOnRead: true };
+            writeStore(s2);
+            await engine.refresh(urn);
+            assert.ok(isSecret(engine.state.get(urn)!.inputs.token));
+            assert.ok(!engine.unmarkedStateText().includes("hand-added-token"));
+            await engine.destroyAll();
+        });
+
+        it("R4.1: the default parallelism is PULUMI_PARALLEL, else 4 × CPUs", function () {
+            assert.equal(defaultParallelism({}), 4 * nodeOs.availableParallelism());
+            assert.equal(defaultParallelism({ PULUMI_PARALLEL: "3" }), 3);
+            assert.equal(defaultParallelism({ PULUMI_PARALLEL: "0" }), 4 * nodeOs.availableParallelism());
+            assert.equal(new Engine(live()).parallel, defaultParallelism());
+        });
+
+        it("R4.2: at most --parallel steps run at once; Check and Diff one at a time; a cancel stops steps not started", async function () {
+            const engine = fresh(2);
+            resetPeak();
+            await Promise.all(
+                [0, 1, 2, 3, 4].map((i) => engine.register(TYPE, `p${i}`, inputs({ name: `p${i}`, sleepMs: 150 }))),
+            );
+            assert.equal(readStore().peakInFlight, 2, "the provider saw two creates at a time");
+            assert.equal(engine.workers.peak, 2);
+
+            const wide = fresh(8);
+            resetPeak();
+            await Promise.all(
+                [0, 1, 2, 3].map((i) => wide.register(TYPE, `w${i}`, inputs({ name: `w${i}`, sleepMs: 150 }))),
+            );
+            assert.equal(readStore().peakInFlight, 4, "registrations that arrive together run together");
+
+            const one = fresh(1);
+            const first = one.register(TYPE, "c0", inputs({ name: "c0", sleepMs: 200 }));
+            const second = one.register(TYPE, "c1", inputs({ name: "c1" }));
+            await new Promise((r) => setTimeout(r, 50));
+            one.cancel();
+            await first;
+            await assert.rejects(second, /cancelled after an earlier error/);
+            assert.equal(one.state.size, 1);
+            const cleanup = fresh();
+            for (const [urn, st] of one.state) cleanup.state.set(urn, st);
+            await Promise.all([engine.destroyAll(), wide.destroyAll(), cleanup.destroyAll()]);
+        });
+
+        it("R4.3: refreshes run in parallel and one failure does not stop the others", async function () {
+            const engine = fresh(4);
+            const names = ["f0", "f1", "f2"];
+            const made = await Promise.all(
+                names.map((n) => engine.register(TYPE, n, inputs({ name: n, sleepMs: 100 }))),
+            );
+            const store = readStore();
+            store.records[made[0].id] = { ...store.records[made[0].id], failRead: true };
+            store.records[made[1].id] = { ...store.records[made[1].id], color: "green" };
+            writeStore(store);
+            resetPeak();
+            const results = await Promise.allSettled(names.map((n) => engine.refresh(engine.urn(TYPE, n))));
+            assert.equal(results[0].status, "rejected");
+            assert.equal(results[1].status === "fulfilled" && results[1].value.kind, "drift");
+            assert.equal(results[2].status === "fulfilled" && results[2].value.kind, "same");
+            assert.ok((readStore().peakInFlight ?? 0) >= 2, "reads overlapped");
+            assert.equal(engine.plainState(engine.urn(TYPE, "f1")).color, "green");
+            const s2 = readStore();
+            delete s2.records[made[0].id].failRead;
+            writeStore(s2);
+            await engine.destroyAll();
+        });
+
+        it("R4.5: deletes run a dependency level at a time, each level in parallel", function () {
+            const r = (urn: string, dependencies: string[] = [], parent = "") => ({ urn, dependencies, parent });
+            const a = r("a");
+            const b = r("b", ["a"]);
+            const c = r("c", ["a"]);
+            const d = r("d", [], "b");
+            const levels = scheduleDeletes([a, b, c, d], [a, b, c, d]).map((l) => l.map((x) => x.urn).sort());
+            assert.deepEqual(levels, [["c", "d"], ["b"], ["a"]]);
+        });
+
+        it("R4.6: a create-before-delete replacement can leave the old half for the end of the deployment", async function () {
+            const engine = fresh();
+            const { id: oldId } = await engine.register(TYPE, "cbd", inputs({ name: "c", kind: "k1" }));
+            resetCalls();
+            const r = await engine.register(TYPE, "cbd", inputs({ name: "c", kind: "k2" }), {
+                deferReplacedDelete: true,
+            });
+            assert.equal(r.op, "replace");
+            assert.deepEqual(methods(), ["check", "diff", "check", "create"]);
+            assert.deepEqual(
+                engine.pendingDeletes.map((p) => p.id),
+                [oldId],
+            );
+            await engine.deletePending();
+            assert.equal(readStore().records[oldId], undefined);
+            assert.deepEqual(engine.pendingDeletes, []);
+            await engine.destroyAll();
+        });
+
+        it("R5.2: ignoreChanges puts the old value back before Check", async function () {
+            const engine = fresh();
+            await engine.register(TYPE, "ign", inputs({ name: "i", color: "red" }));
+            resetCalls();
+            const r = await engine.register(TYPE, "ign", inputs({ name: "i", color: "green" }), {
+                ignoreChanges: ["color"],
+            });
+            assert.equal(r.op, "same");
+            assert.equal(calls()[0].news?.color, "red", "Check saw the old value");
+            await engine.destroyAll();
+        });
+
+        it("R5.3: replaceOnChanges has no effect when the provider's diff answers changes, only on an unknown diff", async function () {
+            const engine = fresh();
+            await engine.register(TYPE, "roc", inputs({ name: "r", color: "red" }));
+            const known = await engine.register(TYPE, "roc", inputs({ name: "r", color: "green" }), {
+                replaceOnChanges: ["color"],
+            });
+            assert.equal(known.op, "update", "the plugin sends no changed keys, so nothing turns into a replacement");
+            await engine.register(TYPE, "roc", inputs({ name: "r", color: "green", diffUnknown: true }));
+            const unknown = await engine.register(
+                TYPE,
+                "roc",
+                inputs({ name: "r", color: "blue", diffUnknown: true }),
+                {
+                    replaceOnChanges: ["color"],
+                },
+            );
+            assert.equal(unknown.op, "replace", "the engine's own comparison names the key");
+            await engine.destroyAll();
+        });
+
+        it("R5.4: retainOnDelete drops the resource without calling Delete", async function () {
+            const engine = fresh();
+            const { id } = await engine.register(TYPE, "keep", inputs({ name: "k" }), { retainOnDelete: true });
+            resetCalls();
+            await engine.destroyAll();
+            assert.deepEqual(methods(), []);
+            assert.equal(engine.state.size, 0);
+            assert.ok(readStore().records[id], "the resource still exists");
+        });
+
+        it("R5.5: protect refuses delete and replace", async function () {
+            const engine = fresh();
+            const urn = engine.urn(TYPE, "prot");
+            await engine.register(TYPE, "prot", inputs({ name: "p", kind: "k1" }), { protect: true });
+            await assert.rejects(engine.destroy(urn), /cannot be deleted\nbecause it is protected/);
+            await assert.rejects(
+                engine.register(TYPE, "prot", inputs({ name: "p", kind: "k2" }), { protect: true }),
+                /unable to replace resource .* marked for protection/s,
+            );
+            await engine.register(TYPE, "prot", inputs({ name: "p", kind: "k1" }));
+            await engine.destroyAll();
+            assert.equal(engine.state.size, 0);
+        });
+
+        it("R6.1: a partially failed update keeps the old inputs; the next up updates even without a diff", async function () {
+            const engine = fresh();
+            const urn = engine.urn(TYPE, "half-up");
+            await engine.register(TYPE, "half-up", inputs({ name: "h", color: "red" }));
+            await assert.rejects(
+                engine.register(TYPE, "half-up", inputs({ name: "h", color: "green", failUpdateInit: true })),
+                /updated but not healthy/,
+            );
+            const st = engine.state.get(urn)!;
+            assert.equal(st.inputs.color, "red", "old inputs");
+            assert.equal(st.inputs.failUpdateInit, undefined);
+            assert.equal(stripSecrets(st.outputs).color, "green", "the failure's outputs");
+            assert.deepEqual(st.initErrors, ["health check failed after update"]);
+            resetCalls();
+            const next = await engine.register(TYPE, "half-up", inputs({ name: "h", color: "green" }));
+            assert.equal(next.op, "update", "init errors force an update although the diff finds nothing");
+            assert.deepEqual(methods(), ["check", "diff", "update"]);
+            assert.equal(calls()[0].olds?.color, "red", "Check gets the old inputs as olds");
+            assert.equal(engine.state.get(urn)!.initErrors, undefined);
+            await engine.destroyAll();
         });
     });
 });

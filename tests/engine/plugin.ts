@@ -5,10 +5,10 @@
  * The Pulumi CLI cannot be installed on our machines (it downloads from Pulumi's own servers), but
  * everything on the provider side ships in `@pulumi/pulumi`. This file launches the plugin as a
  * child process, reads its port and talks gRPC to it with the stubs shipped in
- * `@pulumi/pulumi/proto`. Facts quoted below as "NOTES" come from
- * /work/shared/reference/pulumi-engine-standin/NOTES.md (measured with @pulumi/pulumi 3.270.0);
- * facts quoted as "engine" come from the Pulumi engine's Go sources
- * (sdk/go/common/resource/plugin/provider_plugin.go, pkg/resource/deploy/step*.go).
+ * `@pulumi/pulumi/proto`. Facts quoted below as "NOTES" are the measured facts (the M entries) of
+ * ./ENGINE-RULES.md (measured with @pulumi/pulumi 3.270.0); facts quoted as "engine" come from
+ * the Pulumi engine's Go sources (sdk/go/common/resource/plugin/provider_plugin.go,
+ * pkg/resource/deploy/step*.go), also listed there with the commit that was read.
  *
  * Higher-level engine semantics (state, secrets re-marking, step planning) live in ./engine.ts.
  */
@@ -231,7 +231,7 @@ export interface ReadResult {
     /** "" means the resource is gone (NOTES "read"). */
     id: string;
     properties: PropertyMap;
-    /** Only set when the provider's read returned `inputs` (SDK 3.268+). */
+    /** Only set when the provider's read returned `inputs` (SDK 3.216+, pulumi/pulumi#21315). */
     inputs: PropertyMap | undefined;
 }
 
@@ -597,6 +597,25 @@ export class ProviderPlugin {
             properties: fromStruct(resp.getProperties()) ?? {},
             inputs: fromStruct(resp.getInputs()),
         };
+    }
+
+    /**
+     * Read as the engine sees the answer (provider_plugin.go Read): `properties` is undefined only
+     * when the reply carried no properties at all, which is what the engine calls "does not exist".
+     */
+    async readWithReply(
+        urn: string,
+        id: string,
+        properties?: PropertyMap,
+        inputs?: PropertyMap,
+    ): Promise<{ id: string; properties: PropertyMap | undefined; inputs: PropertyMap | undefined }> {
+        const req = new provproto.ReadRequest();
+        req.setUrn(urn);
+        req.setId(id);
+        if (properties) req.setProperties(this.props(properties));
+        if (inputs) req.setInputs(this.props(inputs));
+        const resp = await this.call<provproto.ReadResponse>("read", (md, o, cb) => this.client.read(req, md, o, cb));
+        return { id: resp.getId(), properties: fromStruct(resp.getProperties()), inputs: fromStruct(resp.getInputs()) };
     }
 
     /** Update(id, olds = prior outputs, news = checked inputs, oldInputs). */

@@ -11,16 +11,22 @@
  * - the engine's resource monitor: a gRPC ResourceMonitor served here on 127.0.0.1. Every
  *   RegisterResource becomes a step planned by ./engine.ts (dynamic resources, through the real
  *   dynamic-provider plugin started by ./plugin.ts); outputs go back to the program, secrets marked;
- * - the state backend: one JSON file per stack, with secret values encrypted under a passphrase
- *   (as the CLI's passphrase secrets manager does), read before and written after each run.
+ * - the state backend: one JSON file per stack holding what `pulumi stack export` prints (a
+ *   version-3 deployment, R8), secret values encrypted as the CLI's passphrase secrets manager
+ *   does; read before and written after each run. exportStack() gives the export, with or
+ *   without `--show-secrets`.
  *
- * Measured facts quoted as "NOTES" come from /work/shared/reference/pulumi-engine-standin/NOTES.md;
- * "cmd/run" is node_modules/@pulumi/pulumi/cmd/run/{index,run}.js; "engine" is Pulumi's Go sources
- * (pkg/resource/deploy/source_eval.go, step_generator.go, pkg/engine/).
+ * Rules cited as "R<n>" and measured facts quoted as "NOTES" are in ./ENGINE-RULES.md, with the
+ * engine file and function each was read from; "cmd/run" is
+ * node_modules/@pulumi/pulumi/cmd/run/{index,run}.js.
  *
- * Not modelled: parallel steps (registrations are served one at a time, in arrival order),
- * protect, retainOnDelete, ignoreChanges, replaceOnChanges, aliases, targets, transforms, remote
- * components, invokes, dependency-driven replacement. Non-dynamic custom resources (a cloud
+ * Registrations are served concurrently, as they arrive; the Engine plans them one at a time and
+ * runs their steps on `parallel` workers (R4). Refreshes run in parallel with independent
+ * failures; deletes run a dependency level at a time; the old halves of create-before-delete
+ * replacements are deleted after the program's steps.
+ *
+ * Not modelled: aliases, targets, transforms, remote components, invokes, dependency-driven
+ * replacement, hooks, plans. Non-dynamic custom resources (a cloud
  * provider's) are not sent to any provider: they are echoed (id = name, outputs = inputs), and a
  * `mocks` callback can add the outputs a cloud would compute (e.g. a function URL).
  */
@@ -33,7 +39,15 @@ import type * as structModule from "google-protobuf/google/protobuf/struct_pb";
 import type * as emptyModule from "google-protobuf/google/protobuf/empty_pb";
 import * as resrpc from "@pulumi/pulumi/proto/resource_grpc_pb";
 import * as resproto from "@pulumi/pulumi/proto/resource_pb";
-import { deepEqual, Engine, type ResourceState } from "./engine";
+import {
+    deepEqual,
+    defaultParallelism,
+    Engine,
+    scheduleDeletes,
+    type ImportFileEntry,
+    type ResourceState,
+    type StepResult as EngineStep,
+} from "./engine";
 import {
     dropUndefined,
     isRecord,
@@ -69,7 +83,8 @@ const DEFAULT_TIMEOUT_MS = 90_000;
 // Options and results
 // ---------------------------------------------------------------------------------------------
 
-export type RunMode = "preview" | "up" | "refresh" | "destroy";
+/** `import` is `pulumi import --file` (needs `importFile`). */
+export type RunMode = "preview" | "up" | "refresh" | "destroy" | "import";
 
 /** A stack config value as `pulumi config set` takes it; `{ secret }` is `config set --secret`. */
 export type ConfigValue = string | { secret: string };
@@ -94,7 +109,8 @@ export interface RunOptions {
     config?: Record<string, ConfigValue>;
     /** `--refresh` (preview and up): read every resource first, and plan against what was read. */
     refresh?: boolean;
-    /** `--expect-no-changes`: the run fails (exit 7) when any change is planned, made or found. */
+    /** `--expect-no-changes`: the run fails (exit 7) when any change is planned or made; what a
+     *  `--refresh` found counts only through the steps it leads to (R3). */
     expectNoChanges?: boolean;
     /** Encrypts secrets in the state file. Default: PULUMI_CONFIG_PASSPHRASE, as the CLI. */
     passphrase?: string;
@@ -107,6 +123,10 @@ export interface RunOptions {
     mocks?: ResourceMocks;
     /** Bound on the whole run. Default 90 s. */
     timeoutMs?: number;
+    /** `--parallel`. Default: PULUMI_PARALLEL, else 4 × CPUs (R4.1, defaultParallelism). */
+    parallel?: number;
+    /** For mode "import": the import file's resources (R1.3). */
+    importFile?: { resources: ImportFileEntry[] };
 }
 
 export type StepOp = "create" | "same" | "update" | "replace" | "delete" | "import" | "read" | "refresh";
@@ -144,6 +164,10 @@ export interface RunResult {
     error?: string;
     stateFile: string;
     durationMs: number;
+    /** The `--parallel` the run used. */
+    parallel: number;
+    /** The most provider steps that ran at once. */
+    peakParallel: number;
 }
 
 /** `{ create: 2, same: 1 }`: steps by operation (a refresh counts under "refresh-<what it found>"). */
@@ -154,11 +178,6 @@ export function summarize(steps: ProgramStep[]): Record<string, number> {
         out[key] = (out[key] ?? 0) + 1;
     }
     return out;
-}
-
-function isChange(s: ProgramStep): boolean {
-    if (s.op === "refresh") return s.refresh !== "same";
-    return s.op !== "same" && s.op !== "read";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -200,7 +219,7 @@ export function readProject(projectDir: string): PulumiProject {
     };
 }
 
-/** A resource as the state file keeps it. Dynamic resources are the Engine's ResourceState. */
+/** A resource as the stand-in works with it. Dynamic resources are the Engine's ResourceState. */
 export interface StoredResource extends ResourceState {
     /** dynamic: planned by the Engine through the plugin; custom: echoed; component and stack: no provider. */
     kind: "dynamic" | "custom" | "component" | "stack";
@@ -208,93 +227,271 @@ export interface StoredResource extends ResourceState {
     dependencies: string[];
 }
 
-interface StateFile {
-    version: 1;
-    project: string;
-    stack: string;
-    /** The passphrase secrets manager's salt and a check value (the CLI keeps them in Pulumi.<stack>.yaml). */
-    encryption: { salt: string; check: string };
-    resources: StoredResource[];
-    pendingDeletes: ResourceState[];
+// -- The checkpoint: what `pulumi stack export` prints (R8, sdk/go/common/apitype/core.go) ------
+
+/** apitype.ResourceV3: one resource of a version-3 deployment; empty fields are left out (omitempty). */
+export interface ResourceV3 {
+    urn: string;
+    custom: boolean;
+    delete?: boolean;
+    id?: string;
+    type: string;
+    inputs?: Record<string, unknown>;
+    outputs?: Record<string, unknown>;
+    parent?: string;
+    protect?: boolean;
+    external?: boolean;
+    dependencies?: string[];
+    initErrors?: string[];
+    provider?: string;
+    additionalSecretOutputs?: string[];
+    importID?: string;
+    retainOnDelete?: boolean;
+    ignoreChanges?: string[];
+    replaceOnChanges?: string[];
+    created?: string;
+    modified?: string;
 }
 
-/** Secret values in the state file: AES-256-GCM under a key derived from the passphrase. */
-class Secrets {
+/** apitype.DeploymentV3. */
+export interface DeploymentV3 {
+    manifest: { time: string; magic: string; version: string };
+    secrets_providers?: { type: string; state: { salt: string } };
+    resources?: ResourceV3[];
+}
+
+/** apitype.UntypedDeployment with version 3: the JSON `pulumi stack export` prints. */
+export interface UntypedDeployment {
+    version: 3;
+    deployment: DeploymentV3;
+}
+
+/** The version the stand-in writes into the manifest: the engine it models, marked as a stand-in. */
+const MANIFEST_VERSION = "v3.259.0-engine-standin";
+const PROVIDER_PREFIX = "pulumi:providers:";
+
+/**
+ * The passphrase secrets manager (pkg/secrets/passphrase/manager.go, sdk/go/common/resource/config
+ * crypt.go symmetricCrypter): key = PBKDF2-SHA256(passphrase, 8-byte salt, 1,000,000 rounds);
+ * a value is "v1:<nonce>:<AES-256-GCM ciphertext and tag>", base64; the state is
+ * "v1:<salt>:<the encryption of 'pulumi'>", which tells a wrong passphrase. The same format as
+ * the CLI's, so a state written here can be `pulumi stack import`ed with the same passphrase.
+ */
+class PassphraseSecrets {
+    private static readonly keys = new Map<string, Buffer>();
     private readonly key: Buffer;
-    constructor(passphrase: string, salt: Buffer) {
-        this.key = crypto.scryptSync(passphrase, salt, 32);
+
+    private constructor(
+        passphrase: string,
+        salt: Buffer,
+        readonly state: string,
+    ) {
+        const cacheKey = `${salt.toString("base64")}\0${passphrase}`;
+        let key = PassphraseSecrets.keys.get(cacheKey);
+        if (!key) {
+            // ~0.4 s, as the CLI's; each (salt, passphrase) is derived once per process.
+            key = crypto.pbkdf2Sync(passphrase, salt, 1_000_000, 32, "sha256");
+            PassphraseSecrets.keys.set(cacheKey, key);
+        }
+        this.key = key;
+    }
+
+    static create(passphrase: string): PassphraseSecrets {
+        const salt = crypto.randomBytes(8);
+        const probe = new PassphraseSecrets(passphrase, salt, "");
+        return new PassphraseSecrets(passphrase, salt, `v1:${salt.toString("base64")}:${probe.encrypt("pulumi")}`);
+    }
+
+    static fromState(passphrase: string, state: string): PassphraseSecrets {
+        const parts = state.split(":");
+        if (parts.length !== 5 || parts[0] !== "v1") throw new Error("the secrets provider's salt is malformed");
+        const sm = new PassphraseSecrets(passphrase, Buffer.from(parts[1], "base64"), state);
+        let check: string | undefined;
+        try {
+            check = sm.decrypt(parts.slice(2).join(":"));
+        } catch {
+            check = undefined; // a wrong key fails GCM authentication
+        }
+        if (check !== "pulumi") {
+            throw new Error("incorrect passphrase, please set PULUMI_CONFIG_PASSPHRASE to the correct passphrase");
+        }
+        return sm;
     }
 
     encrypt(text: string): string {
-        const iv = crypto.randomBytes(12);
-        const c = crypto.createCipheriv("aes-256-gcm", this.key, iv);
-        const body = Buffer.concat([c.update(text, "utf8"), c.final()]);
-        return Buffer.concat([iv, c.getAuthTag(), body]).toString("base64");
+        const nonce = crypto.randomBytes(12);
+        const c = crypto.createCipheriv("aes-256-gcm", this.key, nonce);
+        const body = Buffer.concat([c.update(text, "utf8"), c.final(), c.getAuthTag()]);
+        return `v1:${nonce.toString("base64")}:${body.toString("base64")}`;
     }
 
-    decrypt(b64: string): string {
-        const raw = Buffer.from(b64, "base64");
-        const d = crypto.createDecipheriv("aes-256-gcm", this.key, raw.subarray(0, 12));
-        d.setAuthTag(raw.subarray(12, 28));
-        return Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString("utf8");
-    }
-
-    /** Replaces every `{sig, value}` secret with `{sig, ciphertext}` (the checkpoint's form). */
-    seal(v: unknown): unknown {
-        if (isSecret(v)) return { [SIG_KEY]: SECRET_SIG, ciphertext: this.encrypt(JSON.stringify(v.value ?? null)) };
-        if (Array.isArray(v)) return v.map((x) => this.seal(x));
-        if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, this.seal(x)]));
-        return v;
-    }
-
-    open(v: unknown): unknown {
-        if (isRecord(v) && v[SIG_KEY] === SECRET_SIG && typeof v.ciphertext === "string") {
-            return secret(JSON.parse(this.decrypt(v.ciphertext)) as unknown);
-        }
-        if (Array.isArray(v)) return v.map((x) => this.open(x));
-        if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, this.open(x)]));
-        return v;
+    decrypt(value: string): string {
+        const [v, nonce, body] = value.split(":");
+        if (v !== "v1" || nonce === undefined || body === undefined) throw new Error("bad secret value");
+        const raw = Buffer.from(body, "base64");
+        const d = crypto.createDecipheriv("aes-256-gcm", this.key, Buffer.from(nonce, "base64"));
+        d.setAuthTag(raw.subarray(raw.length - 16));
+        return Buffer.concat([d.update(raw.subarray(0, raw.length - 16)), d.final()]).toString("utf8");
     }
 }
 
-const PASSPHRASE_CHECK = "pulumi";
+/**
+ * pkg/resource/stack/deployment.go SerializePropertyValue: a secret becomes
+ * `{sig, ciphertext}` (the JSON of its value, encrypted), or with `--show-secrets`
+ * `{sig, plaintext}` (that JSON in the clear).
+ */
+function serializeSecrets(v: unknown, seal: (json: string) => Record<string, string>): unknown {
+    if (isSecret(v)) return { [SIG_KEY]: SECRET_SIG, ...seal(JSON.stringify(stripSecrets(v.value) ?? null)) };
+    if (Array.isArray(v)) return v.map((x) => serializeSecrets(x, seal));
+    if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, serializeSecrets(x, seal)]));
+    return v;
+}
+
+/** The reverse, for either form (stack import accepts both). */
+function deserializeSecrets(v: unknown, sm: PassphraseSecrets | undefined): unknown {
+    if (isRecord(v) && v[SIG_KEY] === SECRET_SIG) {
+        if (typeof v.plaintext === "string") return secret(JSON.parse(v.plaintext) as unknown);
+        if (typeof v.ciphertext === "string") {
+            if (!sm) throw new Error("the state holds encrypted secrets but has no secrets provider");
+            return secret(JSON.parse(sm.decrypt(v.ciphertext)) as unknown);
+        }
+        return v;
+    }
+    if (Array.isArray(v)) return v.map((x) => deserializeSecrets(x, sm));
+    if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, deserializeSecrets(x, sm)]));
+    return v;
+}
 
 interface LoadedState {
     resources: StoredResource[];
-    pendingDeletes: ResourceState[];
-    secrets: Secrets;
-    encryption: StateFile["encryption"];
+    pendingDeletes: StoredResource[];
+    secrets: PassphraseSecrets;
+    /** Default providers by package, with the id they were given (kept across runs). */
+    providerIds: Map<string, string>;
+    /** Timestamps and the serialized text of each resource as loaded, to keep `created` and set `modified`. */
+    stamps: Map<string, { created?: string; modified?: string; text: string }>;
+}
+
+function kindOf(r: Pick<ResourceV3, "type" | "custom" | "parent">): StoredResource["kind"] {
+    if (r.type === STACK_TYPE && !r.parent) return "stack";
+    if (!r.custom) return "component";
+    return r.type.startsWith(DYNAMIC_PREFIX) ? "dynamic" : "custom";
+}
+
+/** urn:pulumi:<stack>::<project>::<type chain>::<name> */
+function urnParts(urn: string): { stack: string; project: string; name: string } {
+    const parts = urn.split("::");
+    return {
+        stack: (parts[0] ?? "").replace(/^urn:pulumi:/, ""),
+        project: parts[1] ?? "",
+        name: parts.slice(3).join("::"),
+    };
+}
+
+function fromV3(r: ResourceV3, sm: PassphraseSecrets | undefined): StoredResource {
+    const res: StoredResource = {
+        urn: r.urn,
+        type: r.type,
+        name: urnParts(r.urn).name,
+        id: r.id ?? "",
+        inputs: (deserializeSecrets(r.inputs ?? {}, sm) ?? {}) as PropertyMap,
+        outputs: (deserializeSecrets(r.outputs ?? {}, sm) ?? {}) as PropertyMap,
+        additionalSecretOutputs: r.additionalSecretOutputs ?? [],
+        external: r.external ?? false,
+        kind: kindOf(r),
+        parent: r.parent ?? "",
+        dependencies: r.dependencies ?? [],
+    };
+    if (r.importID) res.importId = r.importID;
+    if (r.initErrors?.length) res.initErrors = r.initErrors;
+    if (r.protect) res.protect = true;
+    if (r.retainOnDelete) res.retainOnDelete = true;
+    if (r.ignoreChanges?.length) res.ignoreChanges = r.ignoreChanges;
+    if (r.replaceOnChanges?.length) res.replaceOnChanges = r.replaceOnChanges;
+    return res;
+}
+
+function toV3(r: StoredResource, provider: string | undefined, deleted: boolean): ResourceV3 {
+    const nonEmpty = (m: PropertyMap): boolean => Object.keys(m).length > 0;
+    return {
+        urn: r.urn,
+        custom: r.kind === "dynamic" || r.kind === "custom",
+        ...(deleted ? { delete: true } : {}),
+        ...(r.id ? { id: r.id } : {}),
+        type: r.type,
+        ...(nonEmpty(r.inputs) ? { inputs: r.inputs } : {}),
+        ...(nonEmpty(r.outputs) ? { outputs: r.outputs } : {}),
+        ...(r.parent ? { parent: r.parent } : {}),
+        ...(r.protect ? { protect: true } : {}),
+        ...(r.external ? { external: true } : {}),
+        ...(r.dependencies.length ? { dependencies: r.dependencies } : {}),
+        ...(r.initErrors?.length ? { initErrors: r.initErrors } : {}),
+        ...(provider ? { provider } : {}),
+        ...(r.additionalSecretOutputs.length ? { additionalSecretOutputs: r.additionalSecretOutputs } : {}),
+        ...(r.importId ? { importID: r.importId } : {}),
+        ...(r.retainOnDelete ? { retainOnDelete: true } : {}),
+        ...(r.ignoreChanges?.length ? { ignoreChanges: r.ignoreChanges } : {}),
+        ...(r.replaceOnChanges?.length ? { replaceOnChanges: r.replaceOnChanges } : {}),
+    };
+}
+
+function readCheckpoint(file: string): UntypedDeployment | undefined {
+    if (!fs.existsSync(file)) return undefined;
+    const raw = JSON.parse(fs.readFileSync(file, "utf8")) as Partial<UntypedDeployment>;
+    if (raw.version !== 3 || !raw.deployment) throw new Error(`${file} is not a version-3 Pulumi deployment`);
+    return raw as UntypedDeployment;
 }
 
 function loadState(file: string, project: string, stack: string, passphrase: string): LoadedState {
-    if (!fs.existsSync(file)) {
-        const salt = crypto.randomBytes(16);
-        const secrets = new Secrets(passphrase, salt);
+    const raw = readCheckpoint(file);
+    if (!raw) {
         return {
             resources: [],
             pendingDeletes: [],
-            secrets,
-            encryption: { salt: salt.toString("base64"), check: secrets.encrypt(PASSPHRASE_CHECK) },
+            secrets: PassphraseSecrets.create(passphrase),
+            providerIds: new Map(),
+            stamps: new Map(),
         };
     }
-    const raw = JSON.parse(fs.readFileSync(file, "utf8")) as StateFile;
-    if (raw.version !== 1 || raw.project !== project || raw.stack !== stack) {
-        throw new Error(`${file} is not the state of stack ${project}/${stack}`);
+    const d = raw.deployment;
+    for (const r of d.resources ?? []) {
+        const u = urnParts(r.urn);
+        if (u.project !== project || u.stack !== stack) {
+            throw new Error(`${file} is not the state of stack ${project}/${stack}`);
+        }
     }
-    const secrets = new Secrets(passphrase, Buffer.from(raw.encryption.salt, "base64"));
-    let ok: boolean;
-    try {
-        ok = secrets.decrypt(raw.encryption.check) === PASSPHRASE_CHECK;
-    } catch {
-        ok = false; // a wrong key fails GCM authentication
-    }
-    if (!ok) throw new Error("incorrect passphrase, please set PULUMI_CONFIG_PASSPHRASE to the correct passphrase");
-    return {
-        resources: secrets.open(raw.resources) as StoredResource[],
-        pendingDeletes: secrets.open(raw.pendingDeletes) as ResourceState[],
-        secrets,
-        encryption: raw.encryption,
+    const sm = PassphraseSecrets.fromState(
+        passphrase,
+        d.secrets_providers?.state.salt ?? PassphraseSecrets.create(passphrase).state,
+    );
+    const loaded: LoadedState = {
+        resources: [],
+        pendingDeletes: [],
+        secrets: sm,
+        providerIds: new Map(),
+        stamps: new Map(),
     };
+    for (const r of d.resources ?? []) {
+        if (r.type.startsWith(PROVIDER_PREFIX)) {
+            loaded.providerIds.set(r.type.slice(PROVIDER_PREFIX.length), r.id ?? "");
+            continue;
+        }
+        const res = fromV3(r, sm);
+        if (r.delete) loaded.pendingDeletes.push(res);
+        else {
+            loaded.resources.push(res);
+            loaded.stamps.set(r.urn, { created: r.created, modified: r.modified, text: stampText(res) });
+        }
+    }
+    return loaded;
+}
+
+function stampText(r: StoredResource): string {
+    return JSON.stringify(stripSecrets({ id: r.id, inputs: r.inputs, outputs: r.outputs }));
+}
+
+function packageOf(type: string): string {
+    return type.split(":")[0] ?? "";
 }
 
 function saveState(
@@ -303,31 +500,96 @@ function saveState(
     stack: string,
     loaded: LoadedState,
     resources: StoredResource[],
-    pendingDeletes: ResourceState[],
+    pendingDeletes: StoredResource[],
 ): void {
-    const out: StateFile = {
-        version: 1,
-        project,
-        stack,
-        encryption: loaded.encryption,
-        resources: loaded.secrets.seal(resources) as StoredResource[],
-        pendingDeletes: loaded.secrets.seal(pendingDeletes) as ResourceState[],
+    const now = new Date().toISOString();
+    // Default providers (engine: one `pulumi:providers:<package>::default` resource per package),
+    // placed before the first resource that uses them; their ids are kept across runs.
+    const providers = new Map<string, { urn: string; id: string }>();
+    const providerRef = (r: StoredResource): string | undefined => {
+        if (r.kind !== "dynamic" && r.kind !== "custom") return undefined;
+        const pkg = packageOf(r.type);
+        let p = providers.get(pkg);
+        if (!p) {
+            p = {
+                urn: `urn:pulumi:${stack}::${project}::${PROVIDER_PREFIX}${pkg}::default`,
+                id: loaded.providerIds.get(pkg) ?? crypto.randomUUID(),
+            };
+            providers.set(pkg, p);
+        }
+        return `${p.urn}::${p.id}`;
     };
+    const out: ResourceV3[] = [];
+    const emitted = new Set<string>();
+    const emit = (r: StoredResource, deleted: boolean): void => {
+        const ref = providerRef(r);
+        const pkg = packageOf(r.type);
+        if (ref && !emitted.has(pkg)) {
+            emitted.add(pkg);
+            const p = providers.get(pkg);
+            if (p) out.push({ urn: p.urn, custom: true, id: p.id, type: `${PROVIDER_PREFIX}${pkg}` });
+        }
+        const v3 = toV3(r, ref, deleted);
+        const stamp = loaded.stamps.get(r.urn);
+        const created = stamp?.created ?? now;
+        const modified = stamp && stamp.text === stampText(r) ? (stamp.modified ?? created) : now;
+        out.push({ ...v3, ...(r.kind === "stack" ? {} : { created, modified }) });
+    };
+    for (const r of resources) emit(r, false);
+    for (const r of pendingDeletes) emit(r, true);
+    const deployment: UntypedDeployment = {
+        version: 3,
+        deployment: {
+            manifest: {
+                time: now,
+                magic: crypto.createHash("sha256").update(MANIFEST_VERSION).digest("hex"),
+                version: MANIFEST_VERSION,
+            },
+            secrets_providers: { type: "passphrase", state: { salt: loaded.secrets.state } },
+            ...(out.length ? { resources: out } : {}),
+        },
+    };
+    const sealed = serializeSecrets(deployment, (json) => ({ ciphertext: loaded.secrets.encrypt(json) }));
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify(out, null, 2) + "\n", { mode: 0o600 });
+    fs.writeFileSync(tmp, JSON.stringify(sealed, null, 4) + "\n", { mode: 0o600 });
     fs.renameSync(tmp, file);
 }
 
-/** A stack's resources as the state file holds them, secrets decrypted (still marked). */
+/** A stack's resources as the state file holds them (providers aside), secrets decrypted (still marked). */
 export function readStackState(file: string, passphrase: string): StoredResource[] {
-    if (!fs.existsSync(file)) return [];
-    const raw = JSON.parse(fs.readFileSync(file, "utf8")) as StateFile;
-    return loadState(file, raw.project, raw.stack, passphrase).resources;
+    const raw = readCheckpoint(file);
+    if (!raw) return [];
+    const first = raw.deployment.resources?.[0];
+    if (!first) return [];
+    const u = urnParts(first.urn);
+    return loadState(file, u.project, u.stack, passphrase).resources;
 }
 
 function qualify(project: string, key: string): string {
     return key.includes(":") ? key : `${project}:${key}`;
+}
+
+/**
+ * What `pulumi stack export` prints for the stack whose checkpoint is `file` (R8): secrets as
+ * `{sig, ciphertext}`, or with `showSecrets` (`--show-secrets`, which needs the passphrase) as
+ * `{sig, plaintext}`. An empty stack exports a deployment with no resources.
+ */
+export function exportStack(
+    file: string,
+    opts: { showSecrets?: boolean; passphrase?: string } = {},
+): UntypedDeployment {
+    const raw = readCheckpoint(file) ?? {
+        version: 3,
+        deployment: { manifest: { time: new Date().toISOString(), magic: "", version: MANIFEST_VERSION } },
+    };
+    if (!opts.showSecrets) return raw;
+    const passphrase = opts.passphrase ?? process.env.PULUMI_CONFIG_PASSPHRASE;
+    if (passphrase === undefined) throw new Error("--show-secrets needs the stack's passphrase");
+    const salt = raw.deployment.secrets_providers?.state.salt;
+    const sm = salt ? PassphraseSecrets.fromState(passphrase, salt) : undefined;
+    const opened = deserializeSecrets(raw, sm);
+    return serializeSecrets(opened, (json) => ({ plaintext: json })) as UntypedDeployment;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -345,6 +607,7 @@ export async function runPulumi(opts: RunOptions): Promise<RunResult> {
     if (passphrase === undefined) {
         throw new Error("passphrase must be set with PULUMI_CONFIG_PASSPHRASE (or the passphrase option)");
     }
+    if (opts.mode === "import" && !opts.importFile) throw new Error("mode import needs an importFile");
     const loaded = loadState(opts.stateFile, project.name, stack, passphrase);
     const run = new Deployment(opts, project, stack, loaded, started);
     try {
@@ -358,10 +621,12 @@ export async function runPulumi(opts: RunOptions): Promise<RunResult> {
 /** One run: its plugin, engine, monitor and program; its steps and log. */
 class Deployment {
     private readonly preview: boolean;
+    /** Steps in the order they were planned (a registration's slot is taken when it arrives). */
     private readonly steps: ProgramStep[] = [];
     private readonly logChunks: string[] = [];
     private readonly deadline: number;
     private readonly config: Record<string, ConfigValue> = {};
+    readonly parallel: number;
     /** Every resource of the stack by URN, in state order: dynamic ones live in the Engine, the
      *  others here. `meta` has kind, parent and dependencies for all of them. */
     private readonly others = new Map<string, StoredResource>();
@@ -376,8 +641,8 @@ class Deployment {
     private engineReady: Promise<Engine> | undefined;
     private server: grpcModule.Server | undefined;
     private child: ChildProcess | undefined;
-    /** Registrations are planned one at a time, in arrival order. */
-    private queue: Promise<unknown> = Promise.resolve();
+    /** Registrations and reads under way: the program may end without waiting for them. */
+    private readonly inFlight = new Set<Promise<unknown>>();
 
     constructor(
         private readonly opts: RunOptions,
@@ -388,6 +653,7 @@ class Deployment {
     ) {
         this.preview = opts.mode === "preview";
         this.deadline = started + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+        this.parallel = opts.parallel ?? defaultParallelism({ ...process.env, ...opts.env });
         for (const [k, v] of Object.entries(opts.config ?? {})) this.config[qualify(project.name, k)] = v;
         this.oldOrder = loaded.resources.map((r) => r.urn);
         for (const r of loaded.resources) {
@@ -410,15 +676,25 @@ class Deployment {
                 if (this.failure === undefined) await this.deleteUnregistered();
             } else if (this.opts.mode === "destroy") {
                 await this.destroyAll();
+            } else if (this.opts.mode === "import") {
+                await this.importAll();
             }
         } catch (e) {
             this.fail(errorText(e));
         }
-        if (this.failure === undefined && this.opts.expectNoChanges && this.steps.some(isChange)) {
+        // R3 (engine/update.go HasChanges, operations/up.go): `--expect-no-changes` counts the
+        // steps that changed something; refresh steps count only in `pulumi refresh` itself
+        // (update.go OnResourceStepPost records a refresh step only when isRefresh).
+        if (this.failure === undefined && this.opts.expectNoChanges && this.steps.some((s) => this.counts(s))) {
             this.changesUnexpected = true;
             this.fail("no changes were expected but changes were proposed");
         }
         if (!this.preview) await this.save();
+    }
+
+    private counts(s: ProgramStep): boolean {
+        if (s.op === "refresh") return this.opts.mode === "refresh" && s.refresh !== "same";
+        return s.op !== "same" && s.op !== "read";
     }
 
     result(): RunResult {
@@ -427,20 +703,25 @@ class Deployment {
             preview: this.preview,
             exitCode: this.failure === undefined ? 0 : this.changesUnexpected ? CHANGES_EXIT_CODE : FAILURE_EXIT_CODE,
             steps: this.steps,
-            changes: this.steps.filter(isChange).length,
+            changes: this.steps.filter((s) => this.counts(s)).length,
             outputs: this.stackOutputs,
             log: this.logChunks.join(""),
             ...(this.failure !== undefined ? { error: this.failure } : {}),
             stateFile: this.opts.stateFile,
             durationMs: Date.now() - this.started,
+            parallel: this.parallel,
+            peakParallel: this.peak,
         };
     }
+
+    private peak = 0;
 
     async close(): Promise<void> {
         if (this.child) await killChild(this.child);
         if (this.server) this.server.forceShutdown();
         // A plugin still starting is waited for (its start is bounded), so it is killed too.
-        await this.engineReady?.catch(() => undefined);
+        const engine = await this.engineReady?.catch(() => undefined);
+        if (engine) this.peak = engine.workers.peak;
         if (this.plugin) {
             const stderr = this.plugin.stderr().trim();
             if (stderr) this.log(`[provider plugin] ${stderr.replace(/\n/g, "\n[provider plugin] ")}\n`);
@@ -475,11 +756,18 @@ class Deployment {
         for (const [k, v] of Object.entries(this.config))
             providerConfig[k] = typeof v === "string" ? v : secret(v.secret);
         await plugin.configure(providerConfig);
-        const engine = new Engine(plugin, { project: this.project.name, stack: this.stack });
+        const env = { ...process.env, ...this.opts.env };
+        const engine = new Engine(plugin, {
+            project: this.project.name,
+            stack: this.stack,
+            parallel: this.parallel,
+            legacyRefreshDiff: /^(1|true)$/i.test(env.PULUMI_ENABLE_LEGACY_REFRESH_DIFF ?? ""),
+            parallelDiff: /^(1|true)$/i.test(env.PULUMI_PARALLEL_DIFF ?? ""),
+        });
         for (const r of this.loaded.resources) {
             if (r.kind !== "dynamic") continue;
-            // The Engine's own record: ResourceState without the stand-in's fields.
-            const { kind: _k, parent: _p, dependencies: _d, ...state } = r;
+            // The Engine's own record: ResourceState without the stand-in's kind.
+            const { kind: _k, ...state } = r;
             engine.state.set(r.urn, state);
         }
         engine.pendingDeletes.push(...this.loaded.pendingDeletes);
@@ -495,7 +783,7 @@ class Deployment {
         const engine = await this.engine().catch(() => undefined);
         const registered = new Set(this.registered);
         // The new state lists this run's registrations in registration order (a resource after what
-        // it depends on), then what the run did not touch; this order reversed is the delete order.
+        // it depends on), then what the run did not touch.
         const order = [...this.registered, ...this.oldOrder.filter((u) => !registered.has(u))];
         const resources: StoredResource[] = [];
         for (const urn of order) {
@@ -513,68 +801,132 @@ class Deployment {
         }
         const stackRecord = resources.find((r) => r.kind === "stack");
         if (stackRecord) stackRecord.outputs = this.stackOutputs;
-        saveState(
-            this.opts.stateFile,
-            this.project.name,
-            this.stack,
-            this.loaded,
-            resources,
-            engine ? engine.pendingDeletes : this.loaded.pendingDeletes,
-        );
+        const pending = (engine ? engine.pendingDeletes : this.loaded.pendingDeletes).map((r): StoredResource => ({
+            parent: "",
+            dependencies: [],
+            ...r,
+            kind: "dynamic",
+        }));
+        saveState(this.opts.stateFile, this.project.name, this.stack, this.loaded, resources, pending);
     }
 
-    // -- refresh and destroy ---------------------------------------------------------------------
+    // -- refresh, import and destroy ---------------------------------------------------------------
 
-    /** `pulumi refresh` (or the `--refresh` of preview and up): Read every custom resource. A
-     *  resource found deleted leaves the state; in a preview the reads are not saved. */
+    /**
+     * `pulumi refresh` (or the `--refresh` of preview and up): Read every custom resource, in
+     * parallel (R4.3, deployment_executor.go refresh: one worker pool, errors do not stop the
+     * others). A read that failed leaves its resource as it was and fails the run once all are
+     * done; a resource found deleted leaves the state; in a preview nothing is saved.
+     */
     private async refreshAll(): Promise<void> {
         const engine = await this.engine();
-        for (const urn of [...this.oldOrder]) {
-            const meta = this.meta.get(urn);
-            if (meta?.kind === "dynamic") {
+        const urns = [...this.oldOrder];
+        const steps = urns.map((urn) => {
+            const kind = this.meta.get(urn)?.kind;
+            return kind === "dynamic" || kind === "custom" ? this.step(urn, "refresh") : undefined;
+        });
+        const results = await Promise.allSettled(
+            urns.map(async (urn, i) => {
+                const step = steps[i];
+                if (!step) return;
+                if (this.meta.get(urn)?.kind !== "dynamic") {
+                    step.refresh = "same"; // echoed resources have nothing to read
+                    return;
+                }
                 const r = await engine.refresh(urn);
-                const step = this.step(urn, "refresh");
                 step.refresh = r.kind;
-                if (r.kind !== "same") step.keys = changedKeys(r.before, r.after);
+                if (r.kind !== "same") step.keys = r.changedKeys ?? changedKeys(r.before, r.after);
                 if (r.kind === "deleted") this.meta.delete(urn);
-            } else if (meta?.kind === "custom") {
-                // Echoed resources have nothing to read.
-                this.step(urn, "refresh").refresh = "same";
-            }
+            }),
+        );
+        // Steps whose read failed are not shown as refreshed.
+        for (let i = steps.length - 1; i >= 0; i--) {
+            const s = steps[i];
+            if (s && s.refresh === undefined) this.steps.splice(this.steps.indexOf(s), 1);
         }
+        const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+        for (const f of failed) this.log(`error: refresh: ${errorText(f.reason)}\n`);
+        if (failed.length > 0) this.fail(errorText(failed[0].reason));
     }
 
-    /** `pulumi destroy`: pending deletes, then every resource in reverse state order. */
+    /** `pulumi import --file` (R1.3): every entry imported, in parallel; check failures are warnings. */
+    private async importAll(): Promise<void> {
+        const engine = await this.engine();
+        const entries = this.opts.importFile?.resources ?? [];
+        const results = await Promise.allSettled(
+            entries.map(async (entry) => {
+                const step = this.step(engine.urn(entry.type, entry.name), "import");
+                const { state, checkFailures } = await engine.importFromFile(entry);
+                for (const f of checkFailures) this.log(`warning: ${state.urn}: ${f.property}: ${f.reason}\n`);
+                this.meta.set(state.urn, { kind: "dynamic", parent: this.stackUrn(), dependencies: [] });
+                this.registered.push(state.urn);
+                return step;
+            }),
+        );
+        const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+        if (failed) this.fail(errorText(failed.reason));
+    }
+
+    private stackUrn(): string {
+        return `urn:pulumi:${this.stack}::${this.project.name}::${STACK_TYPE}::${this.project.name}-${this.stack}`;
+    }
+
+    /** `pulumi destroy`: pending deletes, then every resource, dependents first, a level at a time (R4.5). */
     private async destroyAll(): Promise<void> {
         const engine = await this.engine();
-        await deletePending(engine);
-        for (const urn of [...this.oldOrder].reverse()) await this.deleteResource(engine, urn);
-        this.stackOutputs = {};
+        if (!this.preview) await engine.deletePending();
+        await this.deleteInLevels(engine, [...this.oldOrder]);
+        if (this.failure === undefined) this.stackOutputs = {};
     }
 
-    private async deleteResource(engine: Engine, urn: string): Promise<void> {
-        const meta = this.meta.get(urn);
-        if (!meta) return;
-        this.step(urn, "delete");
-        if (this.preview) return;
-        if (meta.kind === "dynamic" && engine.state.has(urn)) await engine.destroy(urn);
-        this.others.delete(urn);
-        this.meta.delete(urn);
+    /**
+     * Deletes `urns` as the engine schedules deletes (step_generator.go ScheduleDeletes): levels
+     * in which no resource depends on another still to be deleted, each level in parallel. A
+     * failed delete stops the levels after it (deployment_executor.go performPostSteps).
+     */
+    private async deleteInLevels(engine: Engine, urns: string[]): Promise<void> {
+        const condemned = urns
+            .map((urn) => ({
+                urn,
+                ...(this.meta.get(urn) ?? { kind: "custom" as const, parent: "", dependencies: [] }),
+            }))
+            .filter((r) => this.meta.has(r.urn));
+        // Steps are shown in reverse state order, whatever order they finish in.
+        const stepOf = new Map(condemned.map((r) => [r.urn, r]));
+        for (const urn of [...urns].reverse()) if (stepOf.has(urn)) this.step(urn, "delete");
+        for (const level of scheduleDeletes(condemned, condemned)) {
+            const results = await Promise.allSettled(
+                level.map(async (r) => {
+                    if (r.kind === "dynamic" && engine.state.has(r.urn)) {
+                        await engine.destroy(r.urn, { preview: this.preview });
+                    } else if (this.others.get(r.urn)?.protect) {
+                        throw new Error(`resource "${r.urn}" cannot be deleted\nbecause it is protected`);
+                    }
+                    if (!this.preview) {
+                        this.others.delete(r.urn);
+                        this.meta.delete(r.urn);
+                    }
+                }),
+            );
+            const failed = results.find((x): x is PromiseRejectedResult => x.status === "rejected");
+            if (failed) throw failed.reason;
+        }
     }
 
     /**
      * engine: after the program exits successfully, resources in the old state that it did not
-     * register are deleted, dependents first (the reverse of state order). Only after success: a
-     * failed program may simply not have reached them. Old halves of replacements whose delete
-     * failed before are retried here too.
+     * register are deleted, together with the old halves of create-before-delete replacements
+     * (R4.6: those are deleted after all program steps). Only after success: a failed program
+     * may simply not have reached them.
      */
     private async deleteUnregistered(): Promise<void> {
         const engine = await this.engine();
         const registered = new Set(this.registered);
-        for (const urn of [...this.oldOrder].reverse()) {
-            if (!registered.has(urn)) await this.deleteResource(engine, urn);
-        }
-        if (!this.preview) await deletePending(engine);
+        if (!this.preview) await engine.deletePending();
+        await this.deleteInLevels(
+            engine,
+            this.oldOrder.filter((urn) => !registered.has(urn)),
+        );
     }
 
     private step(urn: string, op: StepOp, keys?: string[]): ProgramStep {
@@ -601,7 +953,7 @@ class Deployment {
             `--stack=${this.stack}`,
             `--root-directory=${this.project.dir}`,
             `--pwd=${this.project.programDir}`,
-            "--parallel=16",
+            `--parallel=${this.parallel}`,
             ...(this.preview ? ["--dry-run"] : []),
             ".",
         ];
@@ -651,7 +1003,7 @@ class Deployment {
             });
         });
         // Wait for the steps already under way (a registration the program did not wait for).
-        await this.queue.catch(() => undefined);
+        await Promise.allSettled([...this.inFlight]);
         if (exit.error) this.fail(`could not start the program: ${exit.error.message}`);
         else if (exit.code !== 0 && this.failure === undefined) {
             this.fail(`the program exited with code ${exit.code}; see its log`);
@@ -673,10 +1025,22 @@ class Deployment {
             <Req, Res>(what: string): grpcModule.handleUnaryCall<Req, Res> =>
             (_call, cb) =>
                 cb({ code: grpc.status.UNIMPLEMENTED, details: `${what} is not modelled by the engine stand-in` });
-        const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-            const p = this.queue.then(fn);
-            this.queue = p.catch(() => undefined);
+        // R4.4: registrations are served as they arrive, concurrently; the Engine plans them one
+        // at a time and runs their steps on its workers.
+        const track = <T>(fn: () => Promise<T>): Promise<T> => {
+            const p = fn();
+            this.inFlight.add(p);
+            void p.finally(() => this.inFlight.delete(p)).catch(() => undefined);
             return p;
+        };
+        const failed = (e: unknown): void => {
+            this.fail(errorText(e));
+            // R4.2: a failed step cancels the deployment: steps not yet started never start.
+            void this.engineReady?.then(
+                (engine) => engine.cancel(),
+                () => undefined,
+            );
+            this.endProgram();
         };
         const monitor: resrpc.IResourceMonitorServer = {
             // The SDK falls back to SupportsFeature when GetDeploymentInfo is not implemented.
@@ -689,28 +1053,28 @@ class Deployment {
                 cb(null, r);
             },
             registerResource: (call, cb) => {
-                serial(() => this.registerResource(call.request)).then(
+                track(() => this.registerResource(call.request)).then(
                     (resp) => cb(null, resp),
                     (e: unknown) => {
-                        this.fail(errorText(e));
                         cb({ code: grpc.status.UNKNOWN, details: errorText(e) });
-                        this.endProgram();
+                        failed(e);
                     },
                 );
             },
             registerResourceOutputs: (call, cb) => {
-                serial(async () => this.registerOutputs(call.request)).then(
-                    () => cb(null, new Empty()),
-                    (e: unknown) => cb({ code: grpc.status.UNKNOWN, details: errorText(e) }),
-                );
+                try {
+                    this.registerOutputs(call.request);
+                    cb(null, new Empty());
+                } catch (e) {
+                    cb({ code: grpc.status.UNKNOWN, details: errorText(e) });
+                }
             },
             readResource: (call, cb) => {
-                serial(() => this.readResource(call.request)).then(
+                track(() => this.readResource(call.request)).then(
                     (resp) => cb(null, resp),
                     (e: unknown) => {
-                        this.fail(errorText(e));
                         cb({ code: grpc.status.UNKNOWN, details: errorText(e) });
-                        this.endProgram();
+                        failed(e);
                     },
                 );
             },
@@ -775,17 +1139,44 @@ class Deployment {
             const engine = await this.engine();
             const old = engine.state.get(urn);
             const deleteBeforeReplace = req.getDeletebeforereplacedefined() ? req.getDeletebeforereplace() : undefined;
-            const r = await engine.register(type, name, inputs, {
-                urn,
-                preview: this.preview,
-                additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
-                ...(req.getImportid() ? { importId: req.getImportid() } : {}),
-                ...(deleteBeforeReplace !== undefined ? { deleteBeforeReplace } : {}),
-            });
+            // The step's place in the list is taken on arrival, so that the list does not depend on
+            // which of the concurrent steps finishes first.
+            const slot = this.step(urn, "same");
+            let r: EngineStep;
+            try {
+                r = await engine.register(type, name, inputs, {
+                    urn,
+                    preview: this.preview,
+                    additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
+                    ...(req.getImportid() ? { importId: req.getImportid() } : {}),
+                    ...(deleteBeforeReplace !== undefined ? { deleteBeforeReplace } : {}),
+                    // R5: the resource options the engine acts on.
+                    ...(req.getProtect() ? { protect: true } : {}),
+                    ...(req.getRetainondelete() ? { retainOnDelete: true } : {}),
+                    ignoreChanges: req.getIgnorechangesList(),
+                    replaceOnChanges: req.getReplaceonchangesList(),
+                    parent,
+                    dependencies: req.getDependenciesList(),
+                    deferReplacedDelete: true,
+                });
+            } catch (e) {
+                this.steps.splice(this.steps.indexOf(slot), 1);
+                throw e;
+            }
             const op = r.op.replace(/^preview-/, "") as StepOp;
             // Checked inputs: in a preview the outputs of a planned create or update are exactly those.
             const newInputs = this.preview ? r.outputs : engine.state.get(urn)?.inputs;
-            this.step(urn, op, op === "update" || op === "replace" ? changedKeys(old?.inputs, newInputs) : undefined);
+            slot.op = op;
+            const keys = op === "update" || op === "replace" ? changedKeys(old?.inputs, newInputs) : [];
+            if (keys.length > 0) slot.keys = keys;
+            if (r.imported && op !== "import") {
+                // R1.2: the import, then the update that makes the resource match the program.
+                slot.op = "import";
+                delete slot.keys;
+                const next: ProgramStep = { ...slot, op };
+                if (keys.length > 0) next.keys = keys;
+                this.steps.splice(this.steps.indexOf(slot) + 1, 0, next);
+            }
             if (!this.preview || engine.state.has(urn)) this.meta.set(urn, meta);
             id = r.id;
             outputs = r.outputs;
@@ -872,11 +1263,19 @@ class Deployment {
         this.registered.push(urn);
         const engine = await this.engine();
         const inputs = (req.getProperties()?.toJavaScript() ?? {}) as PropertyMap;
-        const state = await engine.get(type, name, req.getId(), inputs, {
-            urn,
-            additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
-        });
-        this.step(urn, "read");
+        const slot = this.step(urn, "read");
+        let state: ResourceState;
+        try {
+            state = await engine.get(type, name, req.getId(), inputs, {
+                urn,
+                additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
+                preview: this.preview,
+                parent: req.getParent(),
+            });
+        } catch (e) {
+            this.steps.splice(this.steps.indexOf(slot), 1);
+            throw e;
+        }
         this.meta.set(urn, { kind: "dynamic", parent: req.getParent(), dependencies: req.getDependenciesList() });
         const resp = new resproto.ReadResourceResponse();
         resp.setUrn(urn);
@@ -884,15 +1283,6 @@ class Deployment {
             Struct.fromJavaScript(dropUndefined(state.outputs) as Record<string, structModule.JavaScriptValue>),
         );
         return resp;
-    }
-}
-
-/** Deletes the old halves of replacements whose delete failed earlier (engine: State.Delete). */
-async function deletePending(engine: Engine): Promise<void> {
-    while (engine.pendingDeletes.length > 0) {
-        const res = engine.pendingDeletes[engine.pendingDeletes.length - 1];
-        await engine.plugin.delete(res.urn, res.id, res.outputs, res.inputs);
-        engine.pendingDeletes.pop();
     }
 }
 
