@@ -330,6 +330,58 @@ describe("examples/quickstart through the program stand-in", function () {
         }
     });
 
+    it("the import option adopts an existing connection with any engine; .get() of a missing id fails naming it", async () => {
+        // The engine's import step reads with the id alone, which no dynamic provider can serve
+        // (ENGINE-RULES R1.1): the class turns `import` into an adopting create instead.
+        const res = await fetch(`${sim.url}/v2/integrations/webhook`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${sim.token}`, "content-type": "application/json" },
+            body: JSON.stringify({ storyId: STORY, name: "by-hand", url: "https://bot.example.com/by-hand" }),
+        });
+        const existing = ((await res.json()) as { id: string }).id;
+        const copy = copyExample(QUICKSTART);
+        try {
+            const program = (extra: string) =>
+                [
+                    'import * as pulumi from "@pulumi/pulumi";',
+                    'import * as chatbot from "pulumi-chatbot";',
+                    "const cfg = new pulumi.Config();",
+                    "const c = new chatbot.WebhookConnection(",
+                    '    "by-hand",',
+                    '    { storyId: cfg.require("storyId"), url: "https://bot.example.com/by-hand", token: cfg.requireSecret("webhookToken") },',
+                    '    { import: cfg.require("existingId") },',
+                    ");",
+                    "export const id = c.id;",
+                    extra,
+                    "",
+                ].join("\n");
+            fs.writeFileSync(path.join(copy, "index.ts"), program(""));
+            sim.resetRequests();
+            ExampleStack.ok(await stack.run("up", { existingId: existing }, { projectDir: copy }));
+            assert.deepEqual(
+                sim.requests.filter((r) => r.method === "POST").map((r) => r.path),
+                [],
+                "adopted: nothing created",
+            );
+            assert.equal(sim.listConnections().length, 1);
+            assert.equal(stack.outputs("by-hand").token !== undefined, true, "the token the program sets was put");
+            assert.equal(sim.listConnections()[0].id, existing);
+
+            const missing = "0123456789abcdef01234567";
+            fs.writeFileSync(
+                path.join(copy, "index.ts"),
+                program(`export const other = chatbot.WebhookConnection.get("other", "${missing}").url;`),
+            );
+            const r = await stack.run("up", { existingId: existing }, { projectDir: copy });
+            assert.equal(r.exitCode, FAILURE_EXIT_CODE);
+            assert.match(r.error ?? "", new RegExp(`no webhook connection with id ${missing}`));
+            ExampleStack.ok(await stack.run("destroy", { existingId: existing }, { projectDir: copy }));
+            assert.deepEqual(sim.listConnections(), []);
+        } finally {
+            fs.rmSync(copy, { recursive: true, force: true });
+        }
+    });
+
     it("a failed registration ends the program at once, keeps what exists and says why", async () => {
         ExampleStack.ok(await stack.run("up"));
         const before = sim.listConnections();

@@ -167,12 +167,24 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
             return { id: made.id, outs: made.shown };
         },
 
-        /** Gone (404) answers an empty id: the engine drops it from state. */
+        /**
+         * Refresh, and `.get()`. Gone (404) answers an empty id on refresh: the engine drops it
+         * from state. A `.get()` (props hold none of the inputs, only `__provider`) of an id
+         * that does not exist fails instead: the engine would take the read as found and hand the
+         * program undefined outputs (pkg/resource/deploy/step.go, ReadStep.Apply).
+         */
         async read(id, props) {
             const outs = await unlessNotFound(() =>
                 readOutputs(id, `read ${noun} ${label(props, id)}`, secretsOf(props)),
             );
-            return outs ? { id, props: outs, inputs: pick(outs, inputKeys) } : { id: "", props: {} };
+            if (!outs) {
+                if (inputKeys.every((k) => props[k] === undefined)) {
+                    throw new Error(`read ${noun} ${id} failed: no ${noun} with id ${id} exists (${spec.type}.get).`);
+                }
+                return { id: "", props: {} };
+            }
+            const marked = markSecret(outs, spec.secretKeys);
+            return { id, props: marked, inputs: pick(marked, inputKeys) };
         },
 
         update,
@@ -182,6 +194,23 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
             await deleteVerified(at(id), `delete ${noun} ${label(props, id)}`, secretsOf(props), spec.envelopes.delete);
         },
     };
+}
+
+/** The engine's wrapper for a secret value (sdk/nodejs/runtime/rpc.ts `specialSigKey`). */
+const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
+const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+
+/**
+ * `props` with the listed keys wrapped as secrets. What read returns gets secret marks only from
+ * the old inputs and state (sdk/go/common/resource/plugin/provider_plugin.go, Read:
+ * annotateSecrets), so a token added by hand where the program had none would be stored in
+ * plaintext; a wrapped value is kept secret (Read unmarshals with KeepSecrets), and the engine
+ * unwraps it again before calling this provider.
+ */
+function markSecret(props: Plain, keys: ReadonlyArray<string>): Plain {
+    const out: Plain = { ...props };
+    for (const k of keys) if (out[k] !== undefined) out[k] = { [SECRET_SIG_KEY]: SECRET_SIG, value: out[k] };
+    return out;
 }
 
 /** `"orders" (5f3c…)` where the name is known, else the id. */
