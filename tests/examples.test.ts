@@ -821,6 +821,10 @@ describe("examples/backend-alongside", function () {
             const said = `${up.error ?? ""}\n${up.log}`;
             assert.match(said, /webhook verification failed: .*refused the token/);
             assert.match(said, /needs HTTP 200 with the challenge as the whole body/);
+            // The provider says what ChatBot needs of the program.
+            assert.match(said, /the backend must be deployed and answer it/);
+            assert.match(said, /the connection must depend on the backend/);
+            assert.ok(!said.includes(backendToken) && !said.includes(WEBHOOK_TOKEN), "no token in the message");
             assert.deepEqual(sim.listConnections(), [], "ChatBot holds no connection");
             assert.ok(
                 !readStackState(stack.stateFile, PASSPHRASE).some(

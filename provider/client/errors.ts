@@ -4,6 +4,7 @@
  * built (see `redact`).
  */
 import { configKeys, envVars } from "../config";
+import { isVerificationFailure } from "../webhook/verification";
 
 export interface ApiErrorDetails {
     /** What was being done, e.g. `create webhook connection "orders"`. */
@@ -118,8 +119,18 @@ export class WriteNotAppliedError extends ChatbotApiError {
     }
 }
 
+/** What ChatBot needs when it refuses a webhook because the backend failed its verification
+ *  request (help center, "Verification request"). */
+const VERIFICATION_NOTE =
+    "ChatBot calls the url with a verification request when a connection is made, or its url or token change: " +
+    "the backend must be deployed and answer it (the handlers of pulumi-chatbot/webhook do, given the connection's token), " +
+    "and the connection must depend on the backend (use an output of the backend as its url).";
+
 export function errorForStatus(details: ApiErrorDetails & { status: number }): ChatbotApiError {
     const s = details.status;
+    if (s === 400 && isVerificationFailure(details.apiMessage)) {
+        return new BadRequestError({ ...details, note: VERIFICATION_NOTE });
+    }
     if (s === 400) return new BadRequestError(details);
     if (s === 401) return new AuthenticationError(details);
     if (s === 404) return new NotFoundError(details);
