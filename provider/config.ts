@@ -62,15 +62,21 @@ export class SettingsError extends Error {
 
 export type Settings = ClientOptions;
 
-export function resolveSettings(env: NodeJS.ProcessEnv = process.env): Settings {
-    const token = fromStack.token ?? nonEmpty(env[envVars.token]);
+/** `stack`: stack config as read where it is at hand: in the plugin, what `configure` recorded;
+ *  in a program (the get functions), the program's own `chatbot` config. */
+export function resolveSettings(
+    env: NodeJS.ProcessEnv = process.env,
+    stack: { token?: string; apiUrl?: string } = fromStack,
+): Settings {
+    const given = { token: nonEmpty(stack.token), apiUrl: nonEmpty(stack.apiUrl) };
+    const token = given.token ?? nonEmpty(env[envVars.token]);
     if (!token) {
         throw new SettingsError(
             "No ChatBot developer access token is set. Set it in stack config with " +
                 `\`pulumi config set --secret ${configKeys.token} <token>\`, or in the ${envVars.token} environment variable.`,
         );
     }
-    const apiUrl = fromStack.apiUrl ?? nonEmpty(env[envVars.apiUrl]) ?? DEFAULT_API_URL;
+    const apiUrl = given.apiUrl ?? nonEmpty(env[envVars.apiUrl]) ?? DEFAULT_API_URL;
     let parsed: URL | undefined;
     try {
         parsed = new URL(apiUrl);
@@ -78,7 +84,7 @@ export function resolveSettings(env: NodeJS.ProcessEnv = process.env): Settings 
         parsed = undefined;
     }
     if (!parsed || (parsed.protocol !== "https:" && parsed.protocol !== "http:")) {
-        const source = fromStack.apiUrl !== undefined ? configKeys.apiUrl : envVars.apiUrl;
+        const source = given.apiUrl !== undefined ? configKeys.apiUrl : envVars.apiUrl;
         throw new SettingsError(`${source} must be an absolute http:// or https:// URL.`);
     }
     // At most what a timer can wait (2^31-1 ms, about 24.8 days): beyond, Node fires at once.

@@ -1,12 +1,15 @@
 /**
  * pulumi-chatbot: ChatBot (chatbot.com) webhook connections as Pulumi resources.
  */
-export { WebhookConnection } from "./resources/webhookConnection";
+export { WebhookConnection, getWebhookConnection, getWebhookConnectionOutput } from "./resources/webhookConnection";
 export type {
     WebhookConnectionArgs,
     WebhookConnectionInputs,
     WebhookConnectionOutputs,
     BasicAuth,
+    GetWebhookConnectionArgs,
+    GetWebhookConnectionOutputArgs,
+    GetWebhookConnectionResult,
 } from "./resources/webhookConnection";
 export {
     ChatbotApiError,
@@ -21,10 +24,13 @@ export {
 } from "./client/errors";
 export { configKeys, envVars, DEFAULT_API_URL } from "./config";
 export { limits, connectionLimits, legacyLimits } from "./limits";
-export { LegacyWebhook } from "./resources/legacyWebhook";
+export { LegacyWebhook, getLegacyWebhook, getLegacyWebhookOutput } from "./resources/legacyWebhook";
 export type {
     LegacyWebhookArgs,
     LegacyWebhookInputs,
     LegacyWebhookOutputs,
     LegacyHeader,
+    GetLegacyWebhookArgs,
+    GetLegacyWebhookOutputArgs,
+    GetLegacyWebhookResult,
 } from "./resources/legacyWebhook";

@@ -15,6 +15,7 @@ import {
     legacyWebhookSchema,
     type LegacyWebhook as ApiWebhook,
 } from "../schema/legacy";
+import { findOne, programClient, withSecrets, type Looked } from "./lookup";
 import { dynamicProvider, registration } from "./provider";
 import { headerListNames, type ResourceSpec } from "./spec";
 import type { BasicAuth } from "./webhookConnection";
@@ -62,7 +63,8 @@ export type LegacyWebhookOutputs = LegacyWebhookInputs & {
 // ---------------------------------------------------------------------------------------------
 // The spec
 
-const spec: ResourceSpec<
+/** Also read by the get functions and `pulumi-chatbot discover` (../cli). */
+export const spec: ResourceSpec<
     LegacyWebhookInputs,
     LegacyWebhookOutputs,
     ApiWebhook,
@@ -146,3 +148,32 @@ const provider = dynamicProvider(spec);
 export const { configure, check, diff, create, read, update } = provider;
 const remove = provider.delete;
 export { remove as delete };
+
+// ---------------------------------------------------------------------------------------------
+// Looking a legacy webhook up from a program: read only, in the program's own process.
+
+export interface GetLegacyWebhookArgs {
+    id?: string;
+    name?: string;
+}
+
+export type GetLegacyWebhookOutputArgs = { [K in keyof GetLegacyWebhookArgs]?: pulumi.Input<string> };
+
+/** The webhook's fields; `token`, `headers` and `auth` are secret Outputs. */
+export type GetLegacyWebhookResult = Looked<LegacyWebhookOutputs, "token" | "headers" | "auth">;
+
+/** Reads an existing legacy webhook by `id` or `name` (see `getWebhookConnection`). */
+export async function getLegacyWebhook(args: GetLegacyWebhookArgs): Promise<GetLegacyWebhookResult> {
+    const found = await findOne(programClient(), spec, { id: args.id, name: args.name });
+    return withSecrets(found.id, found.outputs, ["token", "headers", "auth"]);
+}
+
+/** `getLegacyWebhook` taking Inputs; the result is secret as a whole when it holds a secret. */
+export function getLegacyWebhookOutput(
+    args: GetLegacyWebhookOutputArgs,
+): pulumi.Output<LegacyWebhookOutputs & { id: string }> {
+    return pulumi
+        .output(args)
+        .apply((a) => getLegacyWebhook(a))
+        .apply((r) => pulumi.output(r) as pulumi.Output<LegacyWebhookOutputs & { id: string }>);
+}

@@ -17,6 +17,7 @@ import {
     type Connection,
     type ConnectionListItem,
 } from "../schema/connection";
+import { findOne, programClient, withSecrets, type Looked } from "./lookup";
 import { dynamicProvider, registration } from "./provider";
 import { headerRecordNames, type ResourceSpec } from "./spec";
 
@@ -70,7 +71,8 @@ export type WebhookConnectionOutputs = WebhookConnectionInputs & {
 // ---------------------------------------------------------------------------------------------
 // The spec
 
-const spec: ResourceSpec<WebhookConnectionInputs, WebhookConnectionOutputs, Connection, ConnectionListItem> = {
+/** Also read by the get functions and `pulumi-chatbot discover` (../cli). */
+export const spec: ResourceSpec<WebhookConnectionInputs, WebhookConnectionOutputs, Connection, ConnectionListItem> = {
     type: "WebhookConnection",
     noun: "webhook connection",
     path: "/v2/integrations/webhook",
@@ -157,3 +159,45 @@ const provider = dynamicProvider(spec);
 export const { configure, check, diff, create, read, update } = provider;
 const remove = provider.delete;
 export { remove as delete };
+
+// ---------------------------------------------------------------------------------------------
+// Looking a connection up from a program: read only, in the program's own process.
+
+/** Look a connection up by `id`, or by `name` (and `storyId`, where names repeat across stories). */
+export interface GetWebhookConnectionArgs {
+    id?: string;
+    name?: string;
+    storyId?: string;
+}
+
+export type GetWebhookConnectionOutputArgs = { [K in keyof GetWebhookConnectionArgs]?: pulumi.Input<string> };
+
+/** The connection's fields; `token`, `headers` and `auth` are secret Outputs. */
+export type GetWebhookConnectionResult = Looked<WebhookConnectionOutputs, "token" | "headers" | "auth">;
+
+/**
+ * Reads an existing connection, as a Pulumi invoke function does: nothing is managed or changed.
+ * Settings as the provider's: stack config `chatbot:token` and `chatbot:apiUrl`, else
+ * CHATBOT_TOKEN and CHATBOT_API_URL. No match, or several, is an error that says which.
+ */
+export async function getWebhookConnection(args: GetWebhookConnectionArgs): Promise<GetWebhookConnectionResult> {
+    const { storyId } = args;
+    const found = await findOne(programClient(), spec, {
+        id: args.id,
+        name: args.name,
+        ...(storyId
+            ? { also: { test: (c: ConnectionListItem) => c.story.id === storyId, says: `on story ${storyId}` } }
+            : {}),
+    });
+    return withSecrets(found.id, found.outputs, ["token", "headers", "auth"]);
+}
+
+/** `getWebhookConnection` taking Inputs; the result is secret as a whole when it holds a secret. */
+export function getWebhookConnectionOutput(
+    args: GetWebhookConnectionOutputArgs,
+): pulumi.Output<WebhookConnectionOutputs & { id: string }> {
+    return pulumi
+        .output(args)
+        .apply((a) => getWebhookConnection(a))
+        .apply((r) => pulumi.output(r) as pulumi.Output<WebhookConnectionOutputs & { id: string }>);
+}

@@ -175,6 +175,23 @@ export class ChatbotSimulator {
         return c && structuredClone(c);
     }
 
+    /** Adds a connection as a person would in the dashboard (no request is logged); returns it.
+     *  Not validated: tests may seed what the API holds from elsewhere. */
+    addConnection(
+        c: Omit<StoredConnection, "id" | "error" | "createdAt" | "updatedAt"> & Partial<StoredConnection>,
+    ): StoredConnection {
+        const now = this.now();
+        const stored: StoredConnection = {
+            error: null,
+            createdAt: now,
+            updatedAt: now,
+            ...structuredClone(c),
+            id: c.id ?? newId(),
+        };
+        this.connections.set(stored.id, stored);
+        return structuredClone(stored);
+    }
+
     /** Changes a connection as a person would in the dashboard. */
     editConnection(id: string, patch: Partial<Omit<StoredConnection, "id" | "createdAt">>): void {
         const c = this.connections.get(id);
@@ -224,6 +241,13 @@ export class ChatbotSimulator {
     getLegacyWebhook(id: string): StoredLegacyWebhook | undefined {
         const w = this.legacy.get(id);
         return w && structuredClone(w);
+    }
+
+    /** Adds a legacy webhook as a person would (no request is logged); returns it. */
+    addLegacyWebhook(w: LegacyWebhookInput & Partial<StoredLegacyWebhook>): StoredLegacyWebhook {
+        const stored: StoredLegacyWebhook = { error: null, ...structuredClone(w), id: w.id ?? newId() };
+        this.legacy.set(stored.id, stored);
+        return structuredClone(stored);
     }
 
     editLegacyWebhook(id: string, patch: Partial<Omit<StoredLegacyWebhook, "id">>): void {

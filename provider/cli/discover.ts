@@ -1,0 +1,222 @@
+/**
+ * `pulumi-chatbot discover`: lists every v2 connection and legacy webhook of a ChatBot account,
+ * leaves out those a given stack manages, reads the rest in full and writes a program that adopts
+ * them. See the README's "Bringing a whole account under management".
+ *
+ * Secrets: the ChatBot token comes from the environment only (never a flag: flags show in the
+ * process list). Connection secrets go to the --with-secrets file alone, never to stdout, stderr
+ * or the program; API errors are redacted by the client.
+ */
+import * as fs from "fs";
+import { parseArgs } from "util";
+import { ChatbotClient } from "../client/client";
+import { AuthenticationError, ChatbotApiError, ConnectionError } from "../client/errors";
+import { envVars, resolveSettings, SettingsError } from "../config";
+import { spec as legacySpec } from "../resources/legacyWebhook";
+import { listAll, readOne } from "../resources/lookup";
+import { spec as connectionSpec } from "../resources/webhookConnection";
+import { generateProgram, secretCommands, type Found, type Language } from "./generate";
+import { managedResources, StackExportError } from "./stackExport";
+
+export interface Io {
+    stdout(text: string): void;
+    stderr(text: string): void;
+    env: NodeJS.ProcessEnv;
+    /** The whole of standard input, for `--stack-export -`. */
+    readStdin(): string;
+}
+
+/** Exit codes: 0 done; 1 `--check` found unmanaged connections; 2 the command failed. */
+export const EXIT = { ok: 0, unmanaged: 1, failed: 2 } as const;
+
+export const DISCOVER_USAGE = `Usage: pulumi-chatbot discover [options]
+
+Lists every webhook connection and legacy webhook of a ChatBot account, leaves out those a stack
+manages, and writes a Pulumi program that adopts the rest (adoptId, protect: true).
+
+The developer access token is read from ${envVars.token}; the API address from ${envVars.apiUrl}
+or --api-url (default https://api.chatbot.com).
+
+Options:
+  --api-url URL            the ChatBot API address
+  --stack-export FILE|-    output of \`pulumi stack export\` (- for stdin); its connections are
+                           managed and left out. May be repeated.
+  --out FILE               write the program to FILE (default: standard output)
+  --language LANG          typescript (default) or javascript
+  --with-secrets FILE      write the \`pulumi config set --secret\` commands with their values to
+                           FILE (created with mode 0600). Without it no secret value is written.
+  --json                   print a machine-readable summary on standard output (the program is
+                           then written only with --out)
+  --check                  exit 1 when any connection is unmanaged, 0 otherwise
+  -h, --help               show this help
+
+Exit codes: 0 done, 1 unmanaged connections found with --check, 2 failed.
+`;
+
+export async function discover(argv: string[], io: Io): Promise<number> {
+    const fail = (message: string) => {
+        io.stderr(`pulumi-chatbot discover: ${message}\n`);
+        return EXIT.failed;
+    };
+    let values;
+    try {
+        ({ values } = parseArgs({
+            args: argv,
+            strict: true,
+            allowPositionals: false,
+            options: {
+                "api-url": { type: "string" },
+                "stack-export": { type: "string", multiple: true },
+                out: { type: "string" },
+                language: { type: "string" },
+                "with-secrets": { type: "string" },
+                json: { type: "boolean" },
+                check: { type: "boolean" },
+                help: { type: "boolean", short: "h" },
+            },
+        }));
+    } catch (e) {
+        return fail(`${e instanceof Error ? e.message : String(e)}\n\n${DISCOVER_USAGE}`);
+    }
+    if (values.help) {
+        io.stdout(DISCOVER_USAGE);
+        return EXIT.ok;
+    }
+    const language = (values.language ?? "typescript") as Language;
+    if (language !== "typescript" && language !== "javascript") {
+        return fail(`--language must be typescript or javascript, not ${JSON.stringify(values.language)}.`);
+    }
+    const exportFiles = values["stack-export"] ?? [];
+    if (exportFiles.filter((f) => f === "-").length > 1) return fail("--stack-export - (stdin) can be given once.");
+
+    // The stacks' exports first: a bad file fails before any request.
+    const managed = new Set<string>();
+    for (const file of exportFiles) {
+        const source = file === "-" ? "standard input (--stack-export -)" : file;
+        let text: string;
+        try {
+            text = file === "-" ? io.readStdin() : fs.readFileSync(file, "utf8");
+        } catch (e) {
+            return fail(`cannot read the stack export ${source}: ${(e as NodeJS.ErrnoException).code ?? String(e)}.`);
+        }
+        try {
+            for (const r of managedResources(text, source)) managed.add(r.id);
+        } catch (e) {
+            if (e instanceof StackExportError) return fail(e.message);
+            throw e;
+        }
+    }
+
+    let client: ChatbotClient;
+    try {
+        const env = { ...io.env, ...(values["api-url"] !== undefined ? { [envVars.apiUrl]: values["api-url"] } : {}) };
+        client = new ChatbotClient(resolveSettings(env, {}));
+    } catch (e) {
+        if (!(e instanceof SettingsError)) throw e;
+        return fail(
+            /token/.test(e.message)
+                ? `no ChatBot developer access token: set ${envVars.token}.`
+                : `${values["api-url"] !== undefined ? "--api-url" : envVars.apiUrl} must be an absolute http:// or https:// URL.`,
+        );
+    }
+
+    try {
+        const [connections, legacy] = await Promise.all([listAll(client, connectionSpec), listAll(client, legacySpec)]);
+        const todo = [
+            ...connections.map((c) => ({ kind: "WebhookConnection" as const, id: c.id, name: c.name })),
+            ...legacy.map((w) => ({ kind: "LegacyWebhook" as const, id: w.id, name: w.name })),
+        ].filter((x) => !managed.has(x.id));
+        io.stderr(
+            `discover: ${connections.length} webhook connection${connections.length === 1 ? "" : "s"} and ` +
+                `${legacy.length} legacy webhook${legacy.length === 1 ? "" : "s"} at ${client.apiUrl}; ` +
+                `${connections.length + legacy.length - todo.length} managed by the given stacks, ${todo.length} not.\n`,
+        );
+        const progress = new Progress(todo.length, io);
+        // Concurrent within the client's in-flight limit, each read with the client's retries.
+        const read = await Promise.all(
+            todo.map(async (x): Promise<Found | undefined> => {
+                const label = `${JSON.stringify(x.name)} (${x.id})`;
+                const outputs =
+                    x.kind === "WebhookConnection"
+                        ? await readOne(client, connectionSpec, x.id, label)
+                        : await readOne(client, legacySpec, x.id, label);
+                progress.tick();
+                if (!outputs) {
+                    io.stderr(`discover: ${label} was deleted while being read; left out.\n`);
+                    return undefined;
+                }
+                return { kind: x.kind, id: x.id, outputs } as Found;
+            }),
+        );
+        const found = read.filter((f): f is Found => f !== undefined);
+        const generated = generateProgram(found, language, client.apiUrl);
+
+        if (values.out !== undefined) fs.writeFileSync(values.out, generated.program);
+        else if (!values.json) io.stdout(generated.program);
+        if (values["with-secrets"] !== undefined)
+            writePrivate(values["with-secrets"], secretCommands(generated.secrets));
+        if (values.json) {
+            const summary = {
+                apiUrl: client.apiUrl,
+                managed: [...managed].sort(),
+                unmanaged: generated.declared,
+            };
+            io.stdout(JSON.stringify(summary, null, 2) + "\n");
+        }
+        if (values.out !== undefined) io.stderr(`discover: wrote a program for ${found.length} to ${values.out}.\n`);
+        if (values["with-secrets"] !== undefined) {
+            io.stderr(
+                `discover: wrote ${generated.secrets.length} \`pulumi config set --secret\` command${generated.secrets.length === 1 ? "" : "s"} to ${values["with-secrets"]} (mode 0600).\n`,
+            );
+        }
+        return values.check && found.length > 0 ? EXIT.unmanaged : EXIT.ok;
+    } catch (e) {
+        if (e instanceof AuthenticationError) {
+            return fail(
+                `the ChatBot API at ${client.apiUrl} rejected the developer access token (HTTP 401). Set a valid one in ${envVars.token}.`,
+            );
+        }
+        if (e instanceof ConnectionError && e.reason === "unreachable") {
+            return fail(`cannot reach the ChatBot API: ${e.message} Check ${envVars.apiUrl} or --api-url.`);
+        }
+        if (e instanceof ChatbotApiError) return fail(e.message);
+        const code = (e as NodeJS.ErrnoException)?.code;
+        if (typeof code === "string")
+            return fail(`cannot write: ${code} ${(e as NodeJS.ErrnoException).path ?? ""}`.trim());
+        throw e;
+    }
+}
+
+/** Creates or truncates `file` readable by its owner alone, then writes it. */
+function writePrivate(file: string, text: string): void {
+    const fd = fs.openSync(file, "w", 0o600);
+    try {
+        // The mode above applies only when the file is new.
+        fs.fchmodSync(fd, 0o600);
+        fs.writeSync(fd, text);
+    } finally {
+        fs.closeSync(fd);
+    }
+}
+
+/** A line on stderr at each quarter of a long run of reads. */
+class Progress {
+    private done = 0;
+    private shown = 0;
+
+    constructor(
+        private readonly total: number,
+        private readonly io: Io,
+    ) {}
+
+    tick(): void {
+        this.done++;
+        // Short runs finish before anyone looks.
+        if (this.total < 20) return;
+        const quarter = Math.floor((this.done * 4) / this.total);
+        if (quarter > this.shown) {
+            this.shown = quarter;
+            this.io.stderr(`discover: read ${this.done} of ${this.total}\n`);
+        }
+    }
+}

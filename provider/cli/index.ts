@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+/**
+ * The `pulumi-chatbot` command. One subcommand: `discover`.
+ */
+import * as fs from "fs";
+import { discover, DISCOVER_USAGE, EXIT } from "./discover";
+
+const USAGE = `Usage: pulumi-chatbot <command>
+
+Commands:
+  discover   find connections no stack manages and write a program that adopts them
+
+${DISCOVER_USAGE}`;
+
+async function main(argv: string[]): Promise<number> {
+    const [command, ...rest] = argv;
+    if (command === "discover") {
+        return discover(rest, {
+            stdout: (t) => process.stdout.write(t),
+            stderr: (t) => process.stderr.write(t),
+            env: process.env,
+            readStdin: () => fs.readFileSync(0, "utf8"),
+        });
+    }
+    if (command === undefined || command === "help" || command === "--help" || command === "-h") {
+        process.stdout.write(USAGE);
+        return command === undefined ? EXIT.failed : EXIT.ok;
+    }
+    process.stderr.write(`pulumi-chatbot: unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
+    return EXIT.failed;
+}
+
+main(process.argv.slice(2)).then(
+    (code) => {
+        process.exitCode = code;
+    },
+    (e: unknown) => {
+        // Unexpected: the name and message only (the client redacts secrets from its messages).
+        process.stderr.write(`pulumi-chatbot: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}\n`);
+        process.exitCode = EXIT.failed;
+    },
+);

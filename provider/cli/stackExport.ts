@@ -1,0 +1,89 @@
+/**
+ * The ids a stack manages, from the output of `pulumi stack export` (with or without
+ * `--show-secrets`): a version-1 to 3 deployment, `{version, deployment: {manifest, resources}}`
+ * (pulumi/pulumi sdk/go/common/apitype: UntypedDeployment, DeploymentV3, ResourceV3). A file
+ * backend's checkpoint, `{version, checkpoint: {latest: {resources}}}`, is read too.
+ *
+ * A resource of this package is one whose type is
+ * - `pulumi-nodejs:dynamic/chatbot:WebhookConnection` or `.../chatbot:LegacyWebhook`, as the
+ *   Node SDK names a dynamic resource with a module and type; any other `chatbot:<Type>` token
+ *   of these two types too (a future native provider's `chatbot:index:WebhookConnection`);
+ * - `pulumi-nodejs:dynamic:Resource` (SDKs before dynamic resources had a module and type),
+ *   whose serialized provider names this package.
+ * Its `id` is managed unless it is `external` (read with `.get()`, not managed).
+ */
+import { isPlain, type Plain } from "../resources/spec";
+
+export class StackExportError extends Error {
+    constructor(message: string) {
+        super(message);
+        this.name = "StackExportError";
+    }
+}
+
+export interface ManagedResource {
+    id: string;
+    urn: string;
+    type: string;
+}
+
+const OUR_TYPE = /(^|[:/])chatbot(:index)?:(WebhookConnection|LegacyWebhook)$/;
+const UNTYPED_DYNAMIC = "pulumi-nodejs:dynamic:Resource";
+
+/** The managed resources of this package in one export. `source` names it in errors. Never puts
+ *  the file's content in a message: with --show-secrets it holds secrets in plain text. */
+export function managedResources(text: string, source: string): ManagedResource[] {
+    let doc: unknown;
+    try {
+        doc = JSON.parse(text);
+    } catch {
+        throw new StackExportError(
+            `${source} is not valid JSON. Give the output of \`pulumi stack export\` (e.g. \`pulumi stack export --file stack.json\`).`,
+        );
+    }
+    const resources = resourcesOf(doc, source);
+    const out: ManagedResource[] = [];
+    for (const [i, r] of resources.entries()) {
+        if (!isPlain(r)) throw new StackExportError(`${source}: resource ${i} is not an object.`);
+        const { type, id, urn } = r;
+        if (typeof type !== "string" || !ours(type, r)) continue;
+        if (r.external === true || typeof id !== "string" || id === "") continue;
+        out.push({ id, urn: typeof urn === "string" ? urn : "", type });
+    }
+    return out;
+}
+
+function resourcesOf(doc: unknown, source: string): unknown[] {
+    const not = (why: string) =>
+        new StackExportError(`${source} is not the output of \`pulumi stack export\`: ${why}.`);
+    if (!isPlain(doc)) throw not("it is not a JSON object");
+    const version = doc.version;
+    const deployment = isPlain(doc.deployment)
+        ? doc.deployment
+        : isPlain(doc.checkpoint) && isPlain(doc.checkpoint.latest)
+          ? doc.checkpoint.latest
+          : isPlain(doc.checkpoint)
+            ? {} // a stack that was never deployed
+            : undefined;
+    if (!deployment) throw not('it has no "deployment"');
+    if (version !== undefined && (typeof version !== "number" || version < 1 || version > 3)) {
+        throw not(`deployment version ${JSON.stringify(version)} is not one this command reads (1 to 3)`);
+    }
+    // `resources` is left out of an empty stack's export.
+    if (deployment.resources === undefined || deployment.resources === null) return [];
+    if (!Array.isArray(deployment.resources)) throw not('its "deployment.resources" is not a list');
+    return deployment.resources;
+}
+
+function ours(type: string, r: Plain): boolean {
+    if (OUR_TYPE.test(type)) return true;
+    if (type !== UNTYPED_DYNAMIC) return false;
+    return [r.outputs, r.inputs].some((props) => isPlain(props) && mentionsPackage(props.__provider));
+}
+
+/** The serialized provider: a string, or a secret of it (`plaintext` with --show-secrets; an
+ *  encrypted one cannot be read, so an untyped dynamic resource with one is not counted). */
+function mentionsPackage(v: unknown): boolean {
+    if (typeof v === "string") return v.includes("pulumi-chatbot");
+    return isPlain(v) && typeof v.plaintext === "string" && v.plaintext.includes("pulumi-chatbot");
+}
