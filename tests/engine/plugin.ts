@@ -586,17 +586,8 @@ export class ProviderPlugin {
      * `__provider` when `properties` is empty (SDK 3.268+, NOTES "read").
      */
     async read(urn: string, id: string, properties?: PropertyMap, inputs?: PropertyMap): Promise<ReadResult> {
-        const req = new provproto.ReadRequest();
-        req.setUrn(urn);
-        req.setId(id);
-        if (properties) req.setProperties(this.props(properties));
-        if (inputs) req.setInputs(this.props(inputs));
-        const resp = await this.call<provproto.ReadResponse>("read", (md, o, cb) => this.client.read(req, md, o, cb));
-        return {
-            id: resp.getId(),
-            properties: fromStruct(resp.getProperties()) ?? {},
-            inputs: fromStruct(resp.getInputs()),
-        };
+        const r = await this.readWithReply(urn, id, properties, inputs);
+        return { ...r, properties: r.properties ?? {} };
     }
 
     /**
