@@ -113,6 +113,8 @@ export function withSecrets<O extends Plain, S extends keyof O & string>(
     secretKeys: ReadonlyArray<S>,
 ): Looked<O, S> {
     const out: Plain = { ...outputs, id };
-    for (const k of secretKeys) out[k] = pulumi.secret(outputs[k]);
+    // An absent value has nothing to hide: marking it would make a whole Output form secret.
+    for (const k of secretKeys)
+        out[k] = outputs[k] === undefined ? pulumi.output(undefined) : pulumi.secret(outputs[k]);
     return out as Looked<O, S>;
 }
