@@ -14,8 +14,8 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import type { ChatbotSimulator, StoredConnection, StoredLegacyWebhook } from "pulumi-chatbot/testing";
-import { isSecret, SECRET_SIG, SIG_KEY } from "./engine/plugin";
-import { readStackState, runPulumi, summarize, type ConfigValue, type RunResult } from "./engine/program";
+import { SECRET_SIG, SIG_KEY } from "./engine/plugin";
+import { exportStack, runPulumi, summarize, type ConfigValue, type RunResult } from "./engine/program";
 import { installedTesting, root } from "./support";
 
 const CLI = path.join(root, "node_modules", "pulumi-chatbot", "dist", "cli", "index.js");
@@ -134,39 +134,6 @@ function fixtureExport(managed: Array<{ type: string; id: string; name: string }
                 })),
                 ...extra,
             ],
-        },
-    };
-}
-
-/**
- * The stand-in's state file as `pulumi stack export --show-secrets` writes a stack: a version-3
- * deployment, secrets as `plaintext`. Stands in for the engine stand-in's own export function,
- * which another change is adding; swap it in when that lands.
- */
-function standInStateAsStackExport(stateFile: string, passphrase: string): object {
-    const plain = (v: unknown): unknown => {
-        if (isSecret(v)) return { [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify(v.value ?? null) };
-        if (Array.isArray(v)) return v.map(plain);
-        if (v !== null && typeof v === "object") {
-            return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
-        }
-        return v;
-    };
-    return {
-        version: 3,
-        deployment: {
-            manifest: { time: new Date().toISOString(), magic: "", version: "v3.270.0" },
-            secrets_providers: { type: "passphrase" },
-            resources: readStackState(stateFile, passphrase).map((r) => ({
-                urn: r.urn,
-                custom: r.kind === "dynamic" || r.kind === "custom",
-                ...(r.id ? { id: r.id } : {}),
-                type: r.type,
-                inputs: plain(r.inputs),
-                outputs: plain(r.outputs),
-                ...(r.external ? { external: true } : {}),
-                ...(r.parent ? { parent: r.parent } : {}),
-            })),
         },
     };
 }
@@ -340,7 +307,7 @@ describe("pulumi-chatbot discover", function () {
         assert.equal(preview.changes, 0);
 
         // The old stack and the new one together manage everything.
-        const newExport = JSON.stringify(standInStateAsStackExport(stateFile, PASSPHRASE));
+        const newExport = JSON.stringify(exportStack(stateFile));
         const rerun = await runCli(
             ["--stack-export", fixtureFile, "--stack-export", "-", "--check", "--json"],
             env,
