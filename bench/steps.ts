@@ -16,19 +16,25 @@ import { RemoteSimulator, type RequestStats } from "./simulator";
 /** The simulator's delay before every answer. */
 export const LATENCY_MS = 50;
 /**
- * Resource operations at once, as `pulumi up --parallel`: `npm run bench -- --parallel=<n>`, or
- * `--parallel=default` for the engine's default (4 × CPUs, or PULUMI_PARALLEL). Without the flag, 16.
+ * Resource operations at once, as `pulumi up --parallel`. Without a flag the bench measures at the
+ * engine's default (4 × CPUs, or PULUMI_PARALLEL; tests/engine/engine.ts) and at 16, one after the
+ * other in the same run; `npm run bench -- --parallel=<n|default>` measures at that one only.
  */
-export const PARALLELISM = parallelFromArgs(process.argv);
+export const PARALLELS = parallelsFromArgs(process.argv);
 
-function parallelFromArgs(argv: string[]): number {
+function parallelsFromArgs(argv: string[]): number[] {
     const arg = argv.find((a) => a.startsWith("--parallel="))?.slice("--parallel=".length);
-    if (arg === undefined) return 16;
-    if (arg === "default") return defaultParallelism();
+    if (arg === undefined) return [...new Set([defaultParallelism(), 16])];
+    if (arg === "default") return [defaultParallelism()];
     const n = Number(arg);
     if (!Number.isInteger(n) || n < 1)
         throw new Error(`--parallel must be a positive integer or "default", not ${arg}`);
-    return n;
+    return [n];
+}
+
+/** How a parallelism reads in the report: "8 (the default)" or "16". */
+export function parallelLabel(parallel: number): string {
+    return parallel === defaultParallelism() ? `${parallel} (the default)` : String(parallel);
 }
 
 export const TYPE = "pulumi-nodejs:dynamic/chatbot:WebhookConnection";
@@ -103,10 +109,12 @@ export function pluginEnv(extra: Record<string, string> = {}): Record<string, st
 }
 
 // ---------------------------------------------------------------------------------------------
-// One timed pass: n steps at PARALLELISM, with the simulator's request log and the plugin's CPU.
+// One timed pass: n steps at a parallelism, with the simulator's request log and the plugin's CPU.
 
 export interface Pass {
     n: number;
+    /** Steps at once. */
+    parallel: number;
     wallMs: number;
     /** CPU the plugin process used during the pass. */
     pluginCpuMs: number | undefined;
@@ -118,6 +126,7 @@ export interface Pass {
 export async function timedPass(
     plugin: ProviderPlugin,
     n: number,
+    parallel: number,
     step: (i: number) => Promise<string>,
 ): Promise<Pass> {
     const api = simulator();
@@ -125,8 +134,8 @@ export async function timedPass(
     const cpu0 = processCpuMs(plugin.pid);
     const t0 = performance.now();
     const results = await withTimeout(
-        pool(n, PARALLELISM, step),
-        60_000 + (n * 4 * LATENCY_MS * 10) / PARALLELISM,
+        pool(n, parallel, step),
+        60_000 + (n * 4 * LATENCY_MS * 10) / parallel,
         `${n} steps`,
     );
     const wallMs = since(t0);
@@ -135,6 +144,7 @@ export async function timedPass(
     for (const r of results) outcomes[r] = (outcomes[r] ?? 0) + 1;
     return {
         n,
+        parallel,
         wallMs,
         pluginCpuMs: cpu0 !== undefined && cpu1 !== undefined ? cpu1 - cpu0 : undefined,
         requests: await api.stats(),
@@ -159,9 +169,9 @@ export async function stopAll(): Promise<void> {
     sim = undefined;
 }
 
-/** The floor of a pass: its API time spread over PARALLELISM lanes. */
-export function floorMs(requests: number): number {
-    return (requests * LATENCY_MS) / PARALLELISM;
+/** The floor of a pass: its API time spread over as many lanes as steps run at once. */
+export function floorMs(pass: Pick<Pass, "requests" | "parallel">): number {
+    return (pass.requests.requests * LATENCY_MS) / pass.parallel;
 }
 
 function expectOnly(pass: Pass, outcome: string, what: string): void {
@@ -304,7 +314,7 @@ export interface Subject {
     env: Record<string, string | undefined>;
 }
 
-export async function lifecycle(subject: Subject, rep: number, n: number): Promise<Lifecycle> {
+export async function lifecycle(subject: Subject, rep: number, n: number, parallel: number): Promise<Lifecycle> {
     const names = (set: string) => Array.from({ length: n }, (_, i) => `${set}-${rep}-${i}`);
     const first = names("a");
     const second = names("b");
@@ -313,21 +323,21 @@ export async function lifecycle(subject: Subject, rep: number, n: number): Promi
 
     let state: Map<string, ResourceState> = new Map();
     const [up, upWarm] = await withPlugin(subject.cwd, subject.env, async (plugin) => {
-        const engine = new Engine(plugin, { parallel: PARALLELISM });
-        const cold = await timedPass(plugin, n, (i) => register(engine, first[i]));
+        const engine = new Engine(plugin, { parallel });
+        const cold = await timedPass(plugin, n, parallel, (i) => register(engine, first[i]));
         expectOnly(cold, "create", "up");
-        const warm = await timedPass(plugin, n, (i) => register(engine, second[i]));
+        const warm = await timedPass(plugin, n, parallel, (i) => register(engine, second[i]));
         expectOnly(warm, "create", "up (warm plugin)");
         state = engine.state;
         return [cold, warm];
     });
     const urns = first.map((name) => urnOf(state, name));
     const [refresh, refreshWarm] = await withPlugin(subject.cwd, subject.env, async (plugin) => {
-        const engine = new Engine(plugin, { parallel: PARALLELISM });
+        const engine = new Engine(plugin, { parallel });
         for (const urn of urns) engine.state.set(urn, state.get(urn) as ResourceState);
-        const cold = await timedPass(plugin, n, (i) => engine.refresh(urns[i]).then((r) => r.kind));
+        const cold = await timedPass(plugin, n, parallel, (i) => engine.refresh(urns[i]).then((r) => r.kind));
         expectOnly(cold, "same", "refresh");
-        const warm = await timedPass(plugin, n, (i) => engine.refresh(urns[i]).then((r) => r.kind));
+        const warm = await timedPass(plugin, n, parallel, (i) => engine.refresh(urns[i]).then((r) => r.kind));
         expectOnly(warm, "same", "refresh (warm plugin)");
         return [cold, warm];
     });
@@ -351,19 +361,25 @@ export interface Scale {
     byValueLoads: string;
 }
 
-export async function scale(cwd: string, provider: string, byValueText: string | undefined, n: number): Promise<Scale> {
+export async function scale(
+    cwd: string,
+    provider: string,
+    byValueText: string | undefined,
+    n: number,
+    parallel: number,
+): Promise<Scale> {
     return withPlugin(cwd, pluginEnv(), async (plugin) => {
-        const engine = new Engine(plugin, { parallel: PARALLELISM });
+        const engine = new Engine(plugin, { parallel });
         const names = Array.from({ length: n }, (_, i) => `s-${i}`);
         const register = (name: string, preview: boolean) =>
             engine
                 .register(TYPE, name, connectionInputs(provider, name), { ...SECRET_OUTPUTS, preview })
                 .then((r) => r.op);
-        const up = await timedPass(plugin, n, (i) => register(names[i], false));
+        const up = await timedPass(plugin, n, parallel, (i) => register(names[i], false));
         expectOnly(up, "create", "up");
-        const preview = await timedPass(plugin, n, (i) => register(names[i], true));
+        const preview = await timedPass(plugin, n, parallel, (i) => register(names[i], true));
         const urns = names.map((name) => urnOf(engine.state, name));
-        const refresh = await timedPass(plugin, n, (i) => engine.refresh(urns[i]).then((r) => r.kind));
+        const refresh = await timedPass(plugin, n, parallel, (i) => engine.refresh(urns[i]).then((r) => r.kind));
         expectOnly(refresh, "same", "refresh");
         const memory = processMemory(plugin.pid);
         let byValueLoads = "not serializable";
