@@ -10,12 +10,18 @@
  *   spends on the API (requests per operation × latency, from `BENCH_WAIT_MS_<OP>` in its
  *   environment) and returns outputs shaped like ours. Its up and refresh ratios are the best
  *   any provider can reach through this plugin and stand-in on this machine.
+ * - `bench-requests-provider`: makes the same requests as ours (a create POSTs and reads back, a
+ *   read GETs) with undici as ours does, and nothing else: no validation, envelope check, retry,
+ *   timeout or secret handling. Ours minus it is what the provider's own logic costs; it minus the
+ *   waiting-only provider is what the HTTP requests themselves cost (undici and the sockets).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 
 export const EMPTY_PROVIDER = "bench-empty-provider";
 export const WAIT_PROVIDER = "bench-wait-provider";
+export const REQUESTS_PROVIDER = "bench-requests-provider";
+export type BaselineName = typeof EMPTY_PROVIDER | typeof WAIT_PROVIDER | typeof REQUESTS_PROVIDER;
 
 const EMPTY_SOURCE = `"use strict";
 // A dynamic provider that does nothing (pulumi-chatbot benchmarks: cold-start reference).
@@ -65,12 +71,64 @@ exports.delete = async () => {
 };
 `;
 
+const REQUESTS_SOURCE = `"use strict";
+// A dynamic provider that only makes the requests ours makes (pulumi-chatbot benchmarks: what
+// the HTTP requests cost).
+const undici = require("undici");
+const KEYS = ["storyId", "name", "url", "token", "headers", "auth"];
+const PATH = "/v2/integrations/webhook";
+const agent = new undici.Agent({ keepAliveTimeout: 10000, connections: 64 });
+function own(props) {
+    const out = {};
+    for (const k of KEYS) if (props[k] !== undefined) out[k] = props[k];
+    return out;
+}
+async function call(method, path, body) {
+    const res = await undici.request(process.env.CHATBOT_API_URL + path, {
+        method,
+        headers: {
+            authorization: "Bearer " + process.env.CHATBOT_TOKEN,
+            accept: "application/json",
+            ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        dispatcher: agent,
+    });
+    const json = JSON.parse(await res.body.text());
+    if (res.statusCode >= 300) throw new Error(method + " " + path + ": " + res.statusCode);
+    return json;
+}
+function outputs(c) {
+    return {
+        storyId: c.story.id, name: c.name, url: c.url, token: c.token, headers: c.headers, auth: c.auth,
+        story: c.story, lastError: c.error ?? null, createdAt: c.createdAt, updatedAt: c.updatedAt,
+    };
+}
+exports.check = async (_olds, news) => ({ inputs: own(news), failures: [] });
+exports.diff = async (_id, olds, news) => ({
+    changes: KEYS.some((k) => JSON.stringify(olds[k]) !== JSON.stringify(news[k])),
+    replaces: [],
+    deleteBeforeReplace: false,
+});
+exports.create = async (inputs) => {
+    const { id } = await call("POST", PATH, own(inputs));
+    return { id, outs: outputs(await call("GET", PATH + "/" + id)) };
+};
+exports.read = async (id) => {
+    const props = outputs(await call("GET", PATH + "/" + id));
+    return { id, props, inputs: own(props) };
+};
+exports.delete = async (id) => {
+    await call("DELETE", PATH + "/" + id);
+};
+`;
+
 /** A scratch project folder holding the reference providers; `remove()` deletes it. */
 export interface BaselineProject {
     /** The folder to start plugins in. */
     dir: string;
     /** The module object of a reference provider, for serializing. */
-    load(name: typeof EMPTY_PROVIDER | typeof WAIT_PROVIDER): object;
+    load(name: BaselineName): object;
     remove(): void;
 }
 
@@ -88,6 +146,7 @@ export function writeBaselineProject(root: string): BaselineProject {
     };
     write(EMPTY_PROVIDER, EMPTY_SOURCE);
     write(WAIT_PROVIDER, WAIT_SOURCE);
+    write(REQUESTS_PROVIDER, REQUESTS_SOURCE);
     fs.writeFileSync(
         path.join(dir, "package.json"),
         JSON.stringify({ name: "bench-project", version: "0.0.0", private: true }, null, 2),

@@ -18,7 +18,13 @@ import * as path from "node:path";
 import { defaultParallelism } from "../tests/engine/engine";
 import { serializeProvider } from "../tests/engine/serialize";
 import { installedRequire, root } from "../tests/support";
-import { EMPTY_PROVIDER, WAIT_PROVIDER, writeBaselineProject, type BaselineProject } from "./baselines";
+import {
+    EMPTY_PROVIDER,
+    REQUESTS_PROVIDER,
+    WAIT_PROVIDER,
+    writeBaselineProject,
+    type BaselineProject,
+} from "./baselines";
 import { median, since } from "./measure";
 import * as report from "./report";
 import {
@@ -84,59 +90,78 @@ function perOp(pass: Pass): string {
     return `${+(pass.requests.requests / pass.n).toFixed(2)} (${parts.join(" + ") || "none"})`;
 }
 
-/** Everything measured at one parallelism: up and refresh, ours and the reference, and the big stack. */
+/** Everything measured at one parallelism: up and refresh of ours and of the two references, and
+ *  the big stack with ours and with the waiting-only provider. */
 interface AtParallel {
     parallel: number;
     ours: Lifecycle[];
+    /** The waiting-only provider. */
     refs: Lifecycle[];
+    /** The requests-only provider. */
+    reqs: Lifecycle[];
     big: Scale;
+    bigRef: Scale;
 }
 
-async function measureAt(
-    parallel: number,
-    cwd: string,
-    installedText: string,
-    waitText: string,
-    byValueText: string | undefined,
-): Promise<AtParallel> {
+/** The serialized providers measured. */
+interface Texts {
+    ours: string;
+    wait: string;
+    requests: string;
+    byValue: string | undefined;
+}
+
+async function measureAt(parallel: number, cwd: string, texts: Texts): Promise<AtParallel> {
     const at = `at parallelism ${parallelLabel(parallel)}`;
     log(
-        `up and refresh of ${SIZES.connections} connections ${at}, ${SIZES.reps} run(s) each of ours and the reference`,
+        `up and refresh of ${SIZES.connections} connections ${at}, ${SIZES.reps} run(s) each of ours and the references`,
     );
     const ours: Lifecycle[] = [];
     const refs: Lifecycle[] = [];
-    // The reference waits as long per operation as ours spent on the API (in the latest run of
-    // ours), and its floor is ours. After the first round, which goes first alternates.
+    const reqs: Lifecycle[] = [];
+    // The waiting-only reference waits as long per operation as ours spent on the API (in the
+    // latest run of ours), and its floor is ours. After the first round, the order reverses.
     let waits: Record<string, string> | undefined;
     const runOurs = async (rep: number) => {
-        const o = await lifecycle({ provider: installedText, cwd, env: pluginEnv() }, rep, SIZES.connections, parallel);
+        const o = await lifecycle({ provider: texts.ours, cwd, env: pluginEnv() }, rep, SIZES.connections, parallel);
         waits = {
             BENCH_WAIT_MS_CREATE: String((o.up.requests.requests / o.up.n) * LATENCY_MS),
             BENCH_WAIT_MS_READ: String((o.refresh.requests.requests / o.refresh.n) * LATENCY_MS),
         };
         ours.push(o);
-        return o;
     };
-    const runReference = async (rep: number, like: Lifecycle) => {
-        const r = await lifecycle({ provider: waitText, cwd, env: pluginEnv(waits) }, rep, SIZES.connections, parallel);
+    const runWaiting = async (rep: number) => {
+        const like = ours[ours.length - 1];
+        const r = await lifecycle(
+            { provider: texts.wait, cwd, env: pluginEnv(waits) },
+            rep,
+            SIZES.connections,
+            parallel,
+        );
         for (const k of LIFECYCLE_PASSES) {
-            if (r[k].requests.requests > 0) throw new Error("the reference provider reached the API");
+            if (r[k].requests.requests > 0) throw new Error("the waiting-only provider reached the API");
             r[k].requests = like[k].requests;
         }
         refs.push(r);
     };
+    const runRequests = async (rep: number) => {
+        const r = await lifecycle(
+            { provider: texts.requests, cwd, env: pluginEnv() },
+            rep,
+            SIZES.connections,
+            parallel,
+        );
+        reqs.push(r);
+    };
     for (let rep = 0; rep < SIZES.reps; rep++) {
-        if (rep % 2 === 0) {
-            const o = await runOurs(rep);
-            await runReference(rep, o);
-        } else {
-            await runReference(rep, ours[ours.length - 1]);
-            await runOurs(rep);
-        }
+        // The waiting-only provider takes its waits from the run of ours before it.
+        const order = rep % 2 === 0 ? [runOurs, runWaiting, runRequests] : [runRequests, runWaiting, runOurs];
+        for (const run of order) await run(rep);
     }
-    log(`a stack of ${SIZES.scale} ${at}: up, preview, refresh, peak RSS`);
-    const big = await scale(cwd, installedText, byValueText, SIZES.scale, parallel);
-    return { parallel, ours, refs, big };
+    log(`a stack of ${SIZES.scale} ${at}, ours and the waiting-only provider: up, preview, refresh, peak RSS`);
+    const big = await scale(cwd, texts.ours, texts.byValue, SIZES.scale, parallel);
+    const bigRef = await scale(cwd, texts.wait, undefined, SIZES.scale, parallel);
+    return { parallel, ours, refs, reqs, big, bigRef };
 }
 
 const ratios = (runs: Lifecycle[], k: PassName) => runs.map((l) => l[k].wallMs / floorMs(l[k]));
@@ -149,15 +174,15 @@ const msOrNa = (x: number | undefined) => (x === undefined ? "n/a" : report.ms(x
 
 /** The rows and detail lines of one parallelism. */
 function section(a: AtParallel, emptyPeak: number | undefined): { rows: report.Row[]; details: string[] } {
-    const { ours, refs, big } = a;
+    const { ours, refs, reqs, big, bigRef } = a;
     const n = SIZES.connections;
     const at = `, parallel ${parallelLabel(a.parallel)}`;
     const share = (k: PassName) => median(ratios(ours, k)) - median(ratios(refs, k));
-    const own = (k: PassName) => {
-        const o = cpuPerOp(ours, k);
-        const r = cpuPerOp(refs, k);
-        return o === undefined || r === undefined ? undefined : o - r;
+    const minus = (x: Lifecycle[], y: Lifecycle[], k: PassName) => {
+        const [cx, cy] = [cpuPerOp(x, k), cpuPerOp(y, k)];
+        return cx === undefined || cy === undefined ? undefined : cx - cy;
     };
+    const own = (k: PassName) => minus(ours, refs, k);
     const ratioRow = (num: string, what: string, k: "up" | "refresh"): report.Row[] => {
         const warm = k === "up" ? "upWarm" : "refreshWarm";
         return [
@@ -179,29 +204,41 @@ function section(a: AtParallel, emptyPeak: number | undefined): { rows: report.R
             },
         ];
     };
-    const cpuRow = (k: "up" | "refresh", unit: string): report.Row => {
+    const cpuRows = (k: "up" | "refresh", unit: string): report.Row[] => {
         const warm = k === "up" ? "upWarm" : "refreshWarm";
         const [fresh, warmOwn] = [own(k), own(warm)];
-        return {
-            n: "",
-            figure: `the provider's own CPU per ${unit} (plugin CPU, ours − reference), fresh / warm${at}`,
-            value: `${msOrNa(fresh)} / ${msOrNa(warmOwn)}`,
-            reference: `plugin CPU per ${unit}: ours ${msOrNa(cpuPerOp(ours, k))} / ${msOrNa(cpuPerOp(ours, warm))}, reference ${msOrNa(cpuPerOp(refs, k))} / ${msOrNa(cpuPerOp(refs, warm))}`,
-            goal: `≤ ${report.ms(GOALS.ownCpuFreshMs)} / ≤ ${report.ms(GOALS.ownCpuWarmMs)}`,
-            met:
-                fresh === undefined || warmOwn === undefined
-                    ? "–"
-                    : met(fresh <= GOALS.ownCpuFreshMs && warmOwn <= GOALS.ownCpuWarmMs),
-        };
+        const pair = (f: (p: PassName) => number | undefined) => `${msOrNa(f(k))} / ${msOrNa(f(warm))}`;
+        return [
+            {
+                n: "",
+                figure: `the provider's own CPU per ${unit} (plugin CPU, ours − waiting-only), fresh / warm${at}`,
+                value: pair(own),
+                reference: `plugin CPU per ${unit}: ours ${pair((p) => cpuPerOp(ours, p))}, waiting-only ${pair((p) => cpuPerOp(refs, p))}`,
+                goal: `≤ ${report.ms(GOALS.ownCpuFreshMs)} / ≤ ${report.ms(GOALS.ownCpuWarmMs)}`,
+                met:
+                    fresh === undefined || warmOwn === undefined
+                        ? "–"
+                        : met(fresh <= GOALS.ownCpuFreshMs && warmOwn <= GOALS.ownCpuWarmMs),
+            },
+            {
+                n: "",
+                figure: `… of which the provider's logic (ours − requests-only), fresh / warm${at}`,
+                value: pair((p) => minus(ours, reqs, p)),
+                reference: `the requests alone (requests-only − waiting-only): ${pair((p) => minus(reqs, refs, p))}; requests-only wall ÷ floor ${report.ratio(median(ratios(reqs, k)))} fresh`,
+                goal: "",
+                met: "–",
+            },
+        ];
     };
     const previewCalls = big.preview.requests.requests;
     const previewSame = big.preview.outcomes.same ?? 0;
     const peak = big.memory?.peak;
+    const refPeak = bigRef.memory?.peak;
     const rows: report.Row[] = [
         ...ratioRow("2", "up", "up"),
-        cpuRow("up", "create"),
+        ...cpuRows("up", "create"),
         ...ratioRow("3", "refresh", "refresh"),
-        cpuRow("refresh", "refresh"),
+        ...cpuRows("refresh", "refresh"),
         {
             n: "4",
             figure: `preview of ${SIZES.scale} unchanged${at}: API calls`,
@@ -224,8 +261,10 @@ function section(a: AtParallel, emptyPeak: number | undefined): { rows: report.R
             value:
                 peak === undefined
                     ? "n/a (no /proc)"
-                    : `${report.mib(peak)}${emptyPeak ? `, ${report.ratio(peak / emptyPeak)} × empty` : ""}`,
-            reference: emptyPeak ? `plugin with the empty provider, after one check: ${report.mib(emptyPeak)}` : "",
+                    : `${report.mib(peak)}; ${refPeak ? report.ratio(peak / refPeak) : "–"} × waiting-only, ${emptyPeak ? report.ratio(peak / emptyPeak) : "–"} × empty`,
+            reference:
+                `waiting-only provider after the same ${SIZES.scale}: ${refPeak ? report.mib(refPeak) : "n/a"}; ` +
+                `empty provider after one check: ${emptyPeak ? report.mib(emptyPeak) : "n/a"}`,
             goal: `≤ 200 MB (191 MiB); ≤ ${GOALS.rssOverEmpty} × empty`,
             met:
                 peak === undefined || !emptyPeak
@@ -269,14 +308,16 @@ async function main(): Promise<void> {
         await startSimulator();
         project = writeBaselineProject(root);
         const cwd = project.dir;
-        const waitText = await serializeProvider(project.load(WAIT_PROVIDER));
+        const texts: Texts = {
+            ours: size.installedText,
+            wait: await serializeProvider(project.load(WAIT_PROVIDER)),
+            requests: await serializeProvider(project.load(REQUESTS_PROVIDER)),
+            byValue: "text" in size.byValue ? size.byValue.text : undefined,
+        };
         const emptyText = await serializeProvider(project.load(EMPTY_PROVIDER));
-        const byValueText = "text" in size.byValue ? size.byValue.text : undefined;
 
         const measured: AtParallel[] = [];
-        for (const parallel of PARALLELS) {
-            measured.push(await measureAt(parallel, cwd, size.installedText, waitText, byValueText));
-        }
+        for (const parallel of PARALLELS) measured.push(await measureAt(parallel, cwd, texts));
 
         log(`cold start, ${SIZES.coldReps} runs each`);
         const cold = await coldStarts(cwd, size.installedText, emptyText, SIZES.coldReps);
