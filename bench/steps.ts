@@ -252,8 +252,8 @@ function comparePack(files: Array<{ path: string; size: number }>): string {
 }
 
 /**
- * Installs the tarball and the same @pulumi/pulumi into an empty project from npm's cache
- * (offline), serializes the provider there as a program would, and compares with ours.
+ * Installs the tarball and the same @pulumi/pulumi into an empty project (from npm's cache where
+ * it can: with --offline npm cannot resolve the peer range without a cached packument), serializes the provider there as a program would, and compares with ours.
  */
 function verifyInFreshProject(tarball: string, tmp: string, expected: string): string {
     const project = path.join(tmp, "project");
@@ -268,7 +268,7 @@ function verifyInFreshProject(tarball: string, tmp: string, expected: string): s
             "npm",
             [
                 "install",
-                "--offline",
+                "--prefer-offline",
                 "--no-audit",
                 "--no-fund",
                 "--ignore-scripts",
@@ -279,7 +279,7 @@ function verifyInFreshProject(tarball: string, tmp: string, expected: string): s
             { cwd: project, stdio: ["ignore", "pipe", "pipe"], timeout: 120_000 },
         );
     } catch (e) {
-        return `not checked: offline install failed (${firstLine(e)})`;
+        return `not checked: the install failed (${firstLine(e)})`;
     }
     const script =
         `const pulumi = require("@pulumi/pulumi");` +
