@@ -32,20 +32,12 @@ exports.read = async (id, props) => ({ id, props });
 exports.delete = async () => {};
 `;
 
-const WAIT_SOURCE = `"use strict";
-// A dynamic provider that only waits as long as the real one spends on the API
-// (pulumi-chatbot benchmarks: reference for up and refresh).
-const KEYS = ["storyId", "name", "url", "token", "headers", "auth"];
-const wait = (op) => new Promise((r) => setTimeout(r, Number(process.env["BENCH_WAIT_MS_" + op] || 0)));
-let seq = 0;
+/** What the waiting-only and requests-only providers share: their inputs, check and diff. */
+const INPUTS_CHECK_DIFF = `const KEYS = ["storyId", "name", "url", "token", "headers", "auth"];
 function own(props) {
     const out = {};
     for (const k of KEYS) if (props[k] !== undefined) out[k] = props[k];
     return out;
-}
-function outputs(inputs) {
-    const now = new Date().toISOString();
-    return { ...own(inputs), story: { id: inputs.storyId, name: "Story" }, lastError: null, createdAt: now, updatedAt: now };
 }
 exports.check = async (_olds, news) => ({ inputs: own(news), failures: [] });
 exports.diff = async (_id, olds, news) => ({
@@ -53,6 +45,18 @@ exports.diff = async (_id, olds, news) => ({
     replaces: [],
     deleteBeforeReplace: false,
 });
+`;
+
+const WAIT_SOURCE = `"use strict";
+// A dynamic provider that only waits as long as the real one spends on the API
+// (pulumi-chatbot benchmarks: reference for up and refresh).
+${INPUTS_CHECK_DIFF}
+const wait = (op) => new Promise((r) => setTimeout(r, Number(process.env["BENCH_WAIT_MS_" + op] || 0)));
+let seq = 0;
+function outputs(inputs) {
+    const now = new Date().toISOString();
+    return { ...own(inputs), story: { id: inputs.storyId, name: "Story" }, lastError: null, createdAt: now, updatedAt: now };
+}
 exports.create = async (inputs) => {
     await wait("CREATE");
     return { id: (++seq).toString(16).padStart(24, "0"), outs: outputs(inputs) };
@@ -74,15 +78,10 @@ exports.delete = async () => {
 const REQUESTS_SOURCE = `"use strict";
 // A dynamic provider that only makes the requests ours makes (pulumi-chatbot benchmarks: what
 // the HTTP requests cost).
+${INPUTS_CHECK_DIFF}
 const undici = require("undici");
-const KEYS = ["storyId", "name", "url", "token", "headers", "auth"];
 const PATH = "/v2/integrations/webhook";
 const agent = new undici.Agent({ keepAliveTimeout: 10000, connections: 64 });
-function own(props) {
-    const out = {};
-    for (const k of KEYS) if (props[k] !== undefined) out[k] = props[k];
-    return out;
-}
 async function call(method, path, body) {
     const res = await undici.request(process.env.CHATBOT_API_URL + path, {
         method,
@@ -104,12 +103,6 @@ function outputs(c) {
         story: c.story, lastError: c.error ?? null, createdAt: c.createdAt, updatedAt: c.updatedAt,
     };
 }
-exports.check = async (_olds, news) => ({ inputs: own(news), failures: [] });
-exports.diff = async (_id, olds, news) => ({
-    changes: KEYS.some((k) => JSON.stringify(olds[k]) !== JSON.stringify(news[k])),
-    replaces: [],
-    deleteBeforeReplace: false,
-});
 exports.create = async (inputs) => {
     const { id } = await call("POST", PATH, own(inputs));
     return { id, outs: outputs(await call("GET", PATH + "/" + id)) };
