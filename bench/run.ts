@@ -6,8 +6,8 @@
  * install it (node_modules/pulumi-chatbot, from `npm pack`), against the simulator in a process of
  * its own. The steps are in ./steps.ts.
  *
- *     npm run bench                 full sizes, ~2 min; writes bench/RESULTS.md
- *     npm run bench -- --quick      small sizes, ~15 s after the build (CI); writes .bench/RESULTS.quick.md
+ *     npm run bench                 full sizes, ~7 min on 2 cores; writes bench/RESULTS.md
+ *     npm run bench -- --quick      small sizes, ~40 s after the build (CI); writes .bench/RESULTS.quick.md
  *     npm run bench -- --parallel=<n|default>   at that parallelism only, not at the engine's default
  *                                               (4 × CPUs) and at 16
  *
@@ -90,8 +90,8 @@ function perOp(pass: Pass): string {
     return `${+(pass.requests.requests / pass.n).toFixed(2)} (${parts.join(" + ") || "none"})`;
 }
 
-/** Everything measured at one parallelism: up and refresh of ours and of the two references, and
- *  the big stack with ours and with the waiting-only provider. */
+/** Everything measured at one parallelism: up and refresh, and the big stack, each with ours and
+ *  with both references. */
 interface AtParallel {
     parallel: number;
     ours: Lifecycle[];
