@@ -15,7 +15,7 @@ import {
     legacyWebhookSchema,
     type LegacyWebhook as ApiWebhook,
 } from "../schema/legacy";
-import { findOne, programClient, withSecrets, type Looked } from "./lookup";
+import { findOne, outputForm, programClient, withSecrets, type Looked } from "./lookup";
 import { dynamicProvider, registration } from "./provider";
 import { headerListNames, type ResourceSpec } from "./spec";
 import type { BasicAuth } from "./webhookConnection";
@@ -63,6 +63,9 @@ export type LegacyWebhookOutputs = LegacyWebhookInputs & {
 // ---------------------------------------------------------------------------------------------
 // The spec
 
+/** Kept out of plain state, messages and the get functions' plain fields. */
+const SECRET_KEYS = ["token", "headers", "auth"] as const;
+
 /** Also read by the get functions and `pulumi-chatbot discover` (../cli). */
 export const spec: ResourceSpec<
     LegacyWebhookInputs,
@@ -74,7 +77,7 @@ export const spec: ResourceSpec<
     noun: "legacy webhook",
     path: "/webhooks",
     inputKeys: ["name", "url", "token", "headers", "auth"],
-    secretKeys: ["token", "headers", "auth"],
+    secretKeys: SECRET_KEYS,
     replaceKeys: [],
     outputKeys: ["lastError", "lastErrorAt"],
     schemas: { inputs: legacyInputsSchema, read: legacyWebhookSchema, listItem: legacyListItemSchema },
@@ -160,20 +163,16 @@ export interface GetLegacyWebhookArgs {
 export type GetLegacyWebhookOutputArgs = { [K in keyof GetLegacyWebhookArgs]?: pulumi.Input<string> };
 
 /** The webhook's fields; `token`, `headers` and `auth` are secret Outputs. */
-export type GetLegacyWebhookResult = Looked<LegacyWebhookOutputs, "token" | "headers" | "auth">;
+export type GetLegacyWebhookResult = Looked<LegacyWebhookOutputs, (typeof SECRET_KEYS)[number]>;
 
 /** Reads an existing legacy webhook by `id` or `name` (see `getWebhookConnection`). */
 export async function getLegacyWebhook(args: GetLegacyWebhookArgs): Promise<GetLegacyWebhookResult> {
-    const found = await findOne(programClient(), spec, { id: args.id, name: args.name });
-    return withSecrets(found.id, found.outputs, ["token", "headers", "auth"]);
+    return withSecrets(await findOne(programClient(), spec, { id: args.id, name: args.name }), SECRET_KEYS);
 }
 
 /** `getLegacyWebhook` taking Inputs; the result is secret as a whole when it holds a secret. */
 export function getLegacyWebhookOutput(
     args: GetLegacyWebhookOutputArgs,
 ): pulumi.Output<LegacyWebhookOutputs & { id: string }> {
-    return pulumi
-        .output(args)
-        .apply((a) => getLegacyWebhook(a))
-        .apply((r) => pulumi.output(r) as pulumi.Output<LegacyWebhookOutputs & { id: string }>);
+    return outputForm<GetLegacyWebhookArgs, LegacyWebhookOutputs>(getLegacyWebhook, args);
 }

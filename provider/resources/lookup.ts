@@ -107,14 +107,29 @@ export type Looked<O, S extends keyof O> = Omit<O, S> & { id: string } & {
     [K in S]-?: pulumi.Output<O[K] | undefined>;
 };
 
+/** A found item as a get function returns it: its outputs and `id`, the secret keys as secret Outputs. */
 export function withSecrets<O extends Plain, S extends keyof O & string>(
-    id: string,
-    outputs: O,
+    found: { id: string; outputs: O },
     secretKeys: ReadonlyArray<S>,
 ): Looked<O, S> {
+    const { id, outputs } = found;
     const out: Plain = { ...outputs, id };
     // An absent value has nothing to hide: marking it would make a whole Output form secret.
     for (const k of secretKeys)
         out[k] = outputs[k] === undefined ? pulumi.output(undefined) : pulumi.secret(outputs[k]);
     return out as Looked<O, S>;
+}
+
+/**
+ * A get function's `...Output` form, as Pulumi's invoke functions have one: Inputs in, an Output
+ * out, secret as a whole when the result holds a secret (the secret Outputs inside are lifted).
+ */
+export function outputForm<A extends object, O>(
+    get: (args: A) => Promise<unknown>,
+    args: { [K in keyof A]?: pulumi.Input<A[K]> },
+): pulumi.Output<O & { id: string }> {
+    return pulumi
+        .output(args)
+        .apply((a) => get(a as A))
+        .apply((r) => pulumi.output(r) as pulumi.Output<O & { id: string }>);
 }

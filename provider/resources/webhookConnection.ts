@@ -17,7 +17,7 @@ import {
     type Connection,
     type ConnectionListItem,
 } from "../schema/connection";
-import { findOne, programClient, withSecrets, type Looked } from "./lookup";
+import { findOne, outputForm, programClient, withSecrets, type Looked } from "./lookup";
 import { dynamicProvider, registration } from "./provider";
 import { headerRecordNames, type ResourceSpec } from "./spec";
 
@@ -71,13 +71,16 @@ export type WebhookConnectionOutputs = WebhookConnectionInputs & {
 // ---------------------------------------------------------------------------------------------
 // The spec
 
+/** Kept out of plain state, messages and the get functions' plain fields. */
+const SECRET_KEYS = ["token", "headers", "auth"] as const;
+
 /** Also read by the get functions and `pulumi-chatbot discover` (../cli). */
 export const spec: ResourceSpec<WebhookConnectionInputs, WebhookConnectionOutputs, Connection, ConnectionListItem> = {
     type: "WebhookConnection",
     noun: "webhook connection",
     path: "/v2/integrations/webhook",
     inputKeys: ["storyId", "name", "url", "token", "headers", "auth"],
-    secretKeys: ["token", "headers", "auth"],
+    secretKeys: SECRET_KEYS,
     // The update body has no storyId: a connection cannot move to another story.
     replaceKeys: ["storyId"],
     outputKeys: ["story", "lastError", "createdAt", "updatedAt"],
@@ -173,7 +176,7 @@ export interface GetWebhookConnectionArgs {
 export type GetWebhookConnectionOutputArgs = { [K in keyof GetWebhookConnectionArgs]?: pulumi.Input<string> };
 
 /** The connection's fields; `token`, `headers` and `auth` are secret Outputs. */
-export type GetWebhookConnectionResult = Looked<WebhookConnectionOutputs, "token" | "headers" | "auth">;
+export type GetWebhookConnectionResult = Looked<WebhookConnectionOutputs, (typeof SECRET_KEYS)[number]>;
 
 /**
  * Reads an existing connection, as a Pulumi invoke function does: nothing is managed or changed.
@@ -189,15 +192,12 @@ export async function getWebhookConnection(args: GetWebhookConnectionArgs): Prom
             ? { also: { test: (c: ConnectionListItem) => c.story.id === storyId, says: `on story ${storyId}` } }
             : {}),
     });
-    return withSecrets(found.id, found.outputs, ["token", "headers", "auth"]);
+    return withSecrets(found, SECRET_KEYS);
 }
 
 /** `getWebhookConnection` taking Inputs; the result is secret as a whole when it holds a secret. */
 export function getWebhookConnectionOutput(
     args: GetWebhookConnectionOutputArgs,
 ): pulumi.Output<WebhookConnectionOutputs & { id: string }> {
-    return pulumi
-        .output(args)
-        .apply((a) => getWebhookConnection(a))
-        .apply((r) => pulumi.output(r) as pulumi.Output<WebhookConnectionOutputs & { id: string }>);
+    return outputForm<GetWebhookConnectionArgs, WebhookConnectionOutputs>(getWebhookConnection, args);
 }
