@@ -2,6 +2,8 @@
  * Shared test set-up: the package as users install it (from `npm pack`, under node_modules), the
  * simulator, and the real dynamic-provider plugin driven by the engine stand-in.
  */
+import * as http from "http";
+import type { AddressInfo } from "net";
 import * as path from "path";
 import { createRequire } from "module";
 import type * as Package from "pulumi-chatbot";
@@ -76,6 +78,37 @@ export async function startStack(
         async close() {
             await plugin.close();
             await sim.close();
+        },
+    };
+}
+
+/** Loopback HTTP servers for one test file: `listen` starts one on 127.0.0.1 and resolves to its
+ *  base URL; `closeAll` (for an `after` hook) ends them and their open connections. */
+export function loopbackServers(): {
+    listen(listener: http.RequestListener): Promise<string>;
+    closeAll(): Promise<void>;
+} {
+    const servers: http.Server[] = [];
+    return {
+        async listen(listener) {
+            const server = http.createServer(listener);
+            servers.push(server);
+            await new Promise<void>((resolve, reject) => {
+                server.once("error", reject);
+                server.listen(0, "127.0.0.1", resolve);
+            });
+            return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        },
+        async closeAll() {
+            await Promise.all(
+                servers.splice(0).map(
+                    (server) =>
+                        new Promise<void>((resolve) => {
+                            server.closeAllConnections();
+                            server.close(() => resolve());
+                        }),
+                ),
+            );
         },
     };
 }

@@ -28,6 +28,7 @@ import {
 } from "../provider/webhook";
 import type { WebhookHandlerOptions, WebhookProblem, WebhookRequest, WebhookResponse } from "../provider/webhook";
 import { validate } from "../provider/schema/validate";
+import { loopbackServers } from "./support";
 import { webhookRequestSchema, webhookResponseSchema } from "../provider/schema/webhook";
 
 const s = (n: number, ch = "a") => ch.repeat(n);
@@ -287,30 +288,12 @@ describe("webhook request schema", () => {
 // ---------------------------------------------------------------------------------------------
 // Loopback servers
 
-const servers: http.Server[] = [];
+const { listen, closeAll } = loopbackServers();
 const timers: NodeJS.Timeout[] = [];
-
-async function listen(listener: http.RequestListener): Promise<string> {
-    const server = http.createServer(listener);
-    servers.push(server);
-    await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(0, "127.0.0.1", resolve);
-    });
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 after(async () => {
     for (const t of timers) clearTimeout(t);
-    await Promise.all(
-        servers.map(
-            (server) =>
-                new Promise<void>((resolve) => {
-                    server.closeAllConnections();
-                    server.close(() => resolve());
-                }),
-        ),
-    );
+    await closeAll();
 });
 
 function answerJson(res: http.ServerResponse, status: number, body: unknown) {

@@ -6,8 +6,6 @@
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
-import * as http from "http";
-import type { AddressInfo } from "net";
 import * as path from "path";
 import {
     VERIFICATION_FAILED_PREFIX,
@@ -21,6 +19,7 @@ import {
 } from "../provider/webhook";
 import type { WebhookHandlerOptions, WebhookProblem, WebhookResponse } from "../provider/webhook";
 import { ChatbotSimulator } from "../provider/testing";
+import { loopbackServers } from "./support";
 
 const TOKEN = "t0ken-SECRET-value";
 const WRONG = "wr0ng-GUESS";
@@ -40,24 +39,8 @@ function capture() {
     };
 }
 
-const servers: http.Server[] = [];
-async function listen(handler: http.RequestListener): Promise<string> {
-    const server = http.createServer(handler);
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-after(async () => {
-    await Promise.all(
-        servers.map(
-            (s) =>
-                new Promise<void>((resolve) => {
-                    s.closeAllConnections();
-                    s.close(() => resolve());
-                }),
-        ),
-    );
-});
+const { listen, closeAll } = loopbackServers();
+after(closeAll);
 
 describe("createFetchHandler (web-standard Request → Response)", () => {
     const log = capture();
