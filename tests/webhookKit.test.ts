@@ -610,4 +610,25 @@ describe("probeWebhook", function () {
         const ftp = await probeWebhook("ftp://127.0.0.1/hook");
         assert.deepEqual(ftp.problems, ["the URL must be an absolute http:// or https:// URL"]);
     });
+
+    it("shows no secret of a failing probe: URL user info, query values, token, headers, basic auth", async () => {
+        // A URL with user info cannot even be requested (fetch refuses it, quoting the whole URL),
+        // and a backend that answers 401 is quoted too: neither may show what is secret.
+        const token = "t0ken-SECRET";
+        const withUserInfo = `${server}/fail`.replace("://", "://name:pa55-SECRET@") + "?key=qu3ry-SECRET";
+        const refused = await probeWebhook(withUserInfo, { token, auth, headers, verify: true });
+        assert.equal(refused.ok, false);
+        assert.ok(refused.problems.length >= 2, "the verification request and the call each fail");
+        assert.match(refused.problems.join("\n"), /name:\*\*\*@127\.0\.0\.1/, "user info shown as name:***");
+        const wrong = await probeWebhook(`${good}/hook?key=qu3ry-SECRET`, {
+            token,
+            auth: { ...auth, password: "pr0be-wrong" },
+            headers,
+        });
+        assert.equal(wrong.status, 401);
+        for (const r of [refused, wrong]) {
+            const shown = JSON.stringify(r);
+            assert.ok(!/SECRET|pr0be|v4lue|pa55|qu3ry|t0ken/.test(shown), shown);
+        }
+    });
 });

@@ -145,6 +145,16 @@ export function appendNote<E extends Error>(e: E, note: string): E {
     return e;
 }
 
+/** Shows every http(s) URL in `text` without what may be a secret: the password of its user
+ *  info and the values of its query, each as `***` (`https://name:***@host/hook?token=***`). */
+export function redactUrls(text: string): string {
+    return text.replace(/\bhttps?:\/\/[^\s"'<>]+/gi, (url) =>
+        url
+            .replace(/^([a-z]+:\/\/[^/?#@:]*):[^/?#@]*@/i, "$1:***@")
+            .replace(/([?&][^=&#]*=)[^&#]*/g, "$1***"),
+    );
+}
+
 /** Replaces every occurrence of each secret in `text` by `[secret]`. Longest first, so a secret
  *  that contains another is replaced whole. */
 export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {

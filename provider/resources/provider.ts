@@ -45,11 +45,10 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
      *  that costs a create as much CPU as everything else the provider does for it. */
     const desired = (inputs: Plain) => inputs as I & { adoptId?: string };
 
-    const readOutputs = async (id: string, operation: string, secrets: string[], once = false): Promise<O> => {
-        const client = apiClient();
-        const opts = { operation, secrets, schema: spec.schemas.read };
-        return spec.outputs(await (once ? client.send("GET", at(id), opts) : client.request("GET", at(id), opts)));
-    };
+    /** Every read, the ones that follow a write included, has the GET retry policy: a passing
+     *  429, 5xx or reset on a read-back must not fail a write the API carried out. */
+    const readOutputs = async (id: string, operation: string, secrets: string[]): Promise<O> =>
+        spec.outputs(await apiClient().request("GET", at(id), { operation, secrets, schema: spec.schemas.read }));
 
     /** The outputs a write of `d` should lead to: what was known before (timestamps, story)
      *  stays; every input is the program's, so one the write removed does not linger. */
@@ -91,7 +90,7 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
             body: spec.updateBody(d),
             secrets,
             envelope: spec.envelopes.update,
-            read: () => readOutputs(id, `read back ${noun} ${label(news, id)}`, secrets, true),
+            read: () => readOutputs(id, `read back ${noun} ${label(news, id)}`, secrets),
             differs: (now) => differingKeys(spec, inputKeys, now, d),
             expected: expected(d, olds),
             inputs: news,
@@ -154,7 +153,7 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
                 lookFor: spec.created.describe(d),
                 findMatching: () => findMatching(d, secrets),
                 snapshotFirst: spec.created.createdAt === undefined,
-                readMade: (id) => unlessNotFound(() => readOutputs(id, operation, secrets, true)),
+                readMade: (id) => unlessNotFound(() => readOutputs(id, operation, secrets)),
                 listed: async (id) => (await list(d)).some((item) => idOf(item) === id),
             });
             // It exists: a failure from here on records it (a partial failure), so the next run

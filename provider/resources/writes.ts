@@ -41,7 +41,7 @@ export interface CreateRequest<T> {
     /** For an API that gives no creation time: list the matches before the POST, so one made
      *  by someone else is never taken for ours (one more GET per create). */
     snapshotFirst: boolean;
-    /** Reads what was made (one attempt); undefined while the API does not show it. */
+    /** Reads what was made (with the client's GET retries); undefined while the API does not show it. */
     readMade: (id: string) => Promise<T | undefined>;
     /** Whether the list shows this id. */
     listed: (id: string) => Promise<boolean>;
@@ -161,6 +161,27 @@ export async function createOnce<T>(req: CreateRequest<T>): Promise<Made<T>> {
     }
 }
 
+/**
+ * Reads that follow a write (the read-back, the check that a delete took) go through the client's
+ * GET retries: a passing 429, 5xx or reset there must not fail a write the API carried out. When
+ * such a read has spent its own retries, the write is not sent again for it: its error is final.
+ */
+const spentReads = new WeakSet<object>();
+async function readAfterWrite<T>(read: () => Promise<T>): Promise<T> {
+    try {
+        return await read();
+    } catch (e) {
+        if (e instanceof Error) spentReads.add(e);
+        throw e;
+    }
+}
+
+/** Whether a PUT or DELETE attempt is sent again after `e`: it is idempotent, so when the API
+ *  did not show it done or the answer was uncertain, unless a read after it gave up. */
+function idempotentRetry(method: "PUT" | "DELETE"): (e: ChatbotApiError) => boolean {
+    return (e) => !spentReads.has(e) && (e instanceof WriteNotAppliedError || safeToRetry(method, e));
+}
+
 export interface UpdateRequest {
     id: string;
     operation: string;
@@ -168,7 +189,7 @@ export interface UpdateRequest {
     body: Plain;
     secrets: string[];
     envelope: Envelope;
-    /** GET what the API holds now, as outputs: one attempt. */
+    /** GET what the API holds now, as outputs (with the client's GET retries). */
     read: () => Promise<Plain>;
     /** The inputs in which `now` differs from what was sent (names, never values). */
     differs: (now: Plain) => string[];
@@ -199,14 +220,14 @@ export async function updateVerified(req: UpdateRequest): Promise<Plain> {
             if (!(e instanceof ChatbotApiError) || !e.ambiguous) throw e;
             uncertain = e;
         }
-        shown = await req.read();
+        shown = await readAfterWrite(req.read);
         const fields = req.differs(shown);
         if (fields.length === 0) return shown;
         const summary = `Read back, it holds ${fields.join(", ")} not as sent.`;
         throw uncertain ? appendNote(uncertain, summary) : new WriteNotAppliedError({ operation }, fields, summary);
     };
     try {
-        return await client.retrying(attempt, (e) => e instanceof WriteNotAppliedError || safeToRetry("PUT", e));
+        return await client.retrying(attempt, idempotentRetry("PUT"));
     } catch (e) {
         if (e instanceof NotFoundError) {
             throw appendNote(
@@ -216,7 +237,7 @@ export async function updateVerified(req: UpdateRequest): Promise<Plain> {
         }
         if (!(e instanceof ChatbotApiError) || !(e.ambiguous || answered || shown)) throw e;
         // It may have changed: state must say what the API holds.
-        if (!shown) shown = await req.read().catch(() => undefined);
+        if (!shown && !spentReads.has(e)) shown = await req.read().catch(() => undefined);
         if (shown) {
             const note = "What the API now holds is recorded in state; the next `pulumi up` tries again.";
             throw partialFailure(e, id, shown, inputs, note);
@@ -253,11 +274,11 @@ export async function deleteVerified(
             }
         }
         const check = { operation: `${operation}: check that it is gone`, secrets };
-        if ((await unlessNotFound(() => client.send("GET", path, check))) === undefined) return;
+        if ((await readAfterWrite(() => unlessNotFound(() => client.request("GET", path, check)))) === undefined) return;
         const summary = "Read back, it is still there.";
         throw uncertain ? appendNote(uncertain, summary) : new WriteNotAppliedError({ operation }, [], summary);
     };
-    await client.retrying(attempt, (e) => e instanceof WriteNotAppliedError || safeToRetry("DELETE", e));
+    await client.retrying(attempt, idempotentRetry("DELETE"));
 }
 
 /** Runs a read; a 404 means the resource is gone (undefined). */

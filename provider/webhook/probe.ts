@@ -16,7 +16,7 @@
  *
  * Web-standard APIs only (fetch, URL, AbortController, performance), like the rest of the kit.
  */
-import { redact } from "../client/errors";
+import { redact, redactUrls } from "../client/errors";
 import { connectionLimits } from "../limits";
 import { httpUrl } from "../schema/fields";
 import { validate } from "../schema/validate";
@@ -102,7 +102,7 @@ export async function probeWebhook(url: string, options: ProbeOptions = {}): Pro
         problems.push(...checkedUrl.failures.map((f) => `the URL ${f.reason}`));
         return { ok: false, durationMs: 0, redirects: 0, problems };
     }
-    const secrets = secretsOf(options);
+    const secrets = [...secretsOf(options), ...userInfoSecrets(url)];
 
     let verification: ProbeVerification | undefined;
     if (options.verify ?? options.token !== undefined) {
@@ -133,7 +133,7 @@ export async function probeWebhook(url: string, options: ProbeOptions = {}): Pro
         ...(got.status === undefined ? {} : { status: got.status }),
         durationMs: got.durationMs,
         redirects: got.redirects,
-        problems,
+        problems: problems.map((p) => withoutSecrets(p, secrets)),
         ...(response === undefined ? {} : { response }),
     };
 }
@@ -151,7 +151,10 @@ export async function sendVerificationRequest(
     target.searchParams.set("challenge", challenge);
     if (options.token !== undefined) target.searchParams.set("token", options.token);
     const problems: string[] = [];
-    const secrets = options.token === undefined ? [] : [options.token, encodeURIComponent(options.token)];
+    const secrets = [
+        ...(options.token === undefined ? [] : [options.token, encodeURIComponent(options.token)]),
+        ...userInfoSecrets(url),
+    ];
     const timeoutMs = options.timeoutMs ?? webhookLimits.callTimeoutMs;
     const got = await exchange(target, "GET", {}, undefined, timeoutMs, problems, secrets, []);
     if (got.text !== undefined && got.status === 200 && got.text !== challenge) {
@@ -177,8 +180,25 @@ export async function sendVerificationRequest(
         ...(got.status === undefined ? {} : { status: got.status }),
         durationMs: got.durationMs,
         redirects: got.redirects,
-        problems,
+        problems: problems.map((p) => withoutSecrets(p, secrets)),
     };
+}
+
+/** A problem as the result may show it: no secret value, and no URL's password or query
+ *  values (the runtime's own messages quote the whole URL, user info included). */
+function withoutSecrets(problem: string, secrets: string[]): string {
+    return redact(redactUrls(problem), secrets);
+}
+
+/** The password of a URL's user info, as written and decoded. */
+function userInfoSecrets(url: string): string[] {
+    const password = URL.canParse(url) ? new URL(url).password : "";
+    if (password === "") return [];
+    try {
+        return [password, decodeURIComponent(password)];
+    } catch {
+        return [password]; // not valid percent-encoding: only as written
+    }
 }
 
 interface Exchange {
