@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+/**
+ * Prints the absolute path of a working `pulumi` as its last line (`npm run --silent pulumi-path`).
+ *
+ * - A `pulumi` on PATH is used as it is: a user's normal install, with its own plugins.
+ * - Otherwise the CLI pinned in tools/pulumi (go.mod, go.sum) is built into .pulumi-cli/ (ignored
+ *   by git) with the Go toolchain, once: later calls find it and print at once. Beside it go the
+ *   two plugins a TypeScript program with a dynamic provider needs, so that nothing is downloaded:
+ *   the Node.js language host built from tools/pulumi/cmd/pulumi-language-nodejs, and
+ *   `pulumi-resource-pulumi-nodejs`, the dynamic-provider plugin, the same script as in Pulumi's
+ *   release archives (it runs @pulumi/pulumi/cmd/dynamic-provider of the program's node_modules).
+ *   The build is as pulumi/pulumi's .goreleaser.yml makes it: CGO off, -trimpath, the version set
+ *   by -ldflags (the Automation API refuses a CLI without one), tags osusergo and grpcnotrace.
+ *
+ * `PULUMI_CHATBOT_BUILD_CLI=1` skips the PATH and always uses (building when needed) the pinned CLI.
+ * Used by the tests, the quickstart and the bench through `pulumiCli()`.
+ */
+"use strict";
+const { execFileSync, spawnSync } = require("node:child_process");
+const crypto = require("node:crypto");
+const fs = require("node:fs");
+const path = require("node:path");
+
+const root = path.resolve(__dirname, "..");
+const toolsDir = path.join(root, "tools", "pulumi");
+const INSTALL_HINT =
+    "Install Pulumi (https://www.pulumi.com/docs/iac/download-install/) so that `pulumi` is on PATH, " +
+    "or install Go 1.24 or later (https://go.dev/dl/) so that this repository can build the pinned CLI.";
+
+const DYNAMIC_PROVIDER_SCRIPT = `#!/bin/sh
+# The dynamic-provider plugin, as Pulumi's release archives ship it: runs the dynamic provider of
+# the @pulumi/pulumi that the program's folder resolves.
+script=$(node -e "console.log(require.resolve('@pulumi/pulumi/cmd/dynamic-provider'))") || exit 1
+exec node "$script" "$@"
+`;
+
+/** The version of pkg/v3 that go.mod pins, e.g. "v3.274.1". */
+function pinnedVersion() {
+    const goMod = fs.readFileSync(path.join(toolsDir, "go.mod"), "utf8");
+    const m = /github\.com\/pulumi\/pulumi\/pkg\/v3 (v\d+\.\d+\.\d+)/.exec(goMod);
+    if (!m) throw new Error("tools/pulumi/go.mod does not pin github.com/pulumi/pulumi/pkg/v3");
+    return m[1];
+}
+
+/** What the build is made of: a change to any of these builds again (the Go cache makes it quick). */
+function sourceStamp() {
+    const hash = crypto.createHash("sha256");
+    for (const file of ["go.mod", "go.sum", "cmd/pulumi-language-nodejs/main.go"]) {
+        hash.update(fs.readFileSync(path.join(toolsDir, file)));
+    }
+    hash.update(DYNAMIC_PROVIDER_SCRIPT);
+    return hash.digest("hex");
+}
+
+function onPath(name) {
+    for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+        const file = path.join(dir || ".", name);
+        try {
+            fs.accessSync(file, fs.constants.X_OK);
+            if (fs.statSync(file).isFile()) return path.resolve(file);
+        } catch {
+            // not here
+        }
+    }
+    return undefined;
+}
+
+function buildPinned() {
+    const version = pinnedVersion();
+    const binDir = path.join(root, ".pulumi-cli", version);
+    const pulumi = path.join(binDir, "pulumi");
+    const stampFile = path.join(binDir, "stamp");
+    const stamp = sourceStamp();
+    if (fs.existsSync(pulumi) && fs.existsSync(stampFile) && fs.readFileSync(stampFile, "utf8") === stamp) {
+        return pulumi;
+    }
+    const go = onPath("go");
+    if (!go) throw new Error(`No pulumi on PATH, and no Go toolchain to build the pinned one. ${INSTALL_HINT}`);
+    fs.mkdirSync(binDir, { recursive: true });
+    process.stderr.write(
+        `Building the pulumi CLI ${version} and its Node.js language host from tools/pulumi into .pulumi-cli/${version} ` +
+            "(the first build takes several minutes; later ones reuse the Go build cache)...\n",
+    );
+    const started = Date.now();
+    const result = spawnSync(
+        go,
+        [
+            "build",
+            "-v",
+            "-trimpath",
+            "-tags",
+            "osusergo,grpcnotrace",
+            "-ldflags",
+            `-w -s -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=${version}`,
+            "-o",
+            binDir + path.sep,
+            "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi",
+            "./cmd/pulumi-language-nodejs",
+        ],
+        {
+            cwd: toolsDir,
+            // Progress: go prints each package it compiles with -v; its errors come through as they are.
+            stdio: ["ignore", "inherit", "inherit"],
+            env: { ...process.env, CGO_ENABLED: "0", GOFLAGS: `${process.env.GOFLAGS ?? ""} -mod=readonly`.trim() },
+        },
+    );
+    if (result.status !== 0) {
+        throw new Error(
+            `Building the pulumi CLI failed (go build in tools/pulumi exited ${result.status ?? result.signal}): see go's output above. ${INSTALL_HINT}`,
+        );
+    }
+    const plugin = path.join(binDir, "pulumi-resource-pulumi-nodejs");
+    fs.writeFileSync(plugin, DYNAMIC_PROVIDER_SCRIPT, { mode: 0o755 });
+    const shown = execFileSync(pulumi, ["version"], { encoding: "utf8", env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" } }).trim();
+    if (shown !== version) throw new Error(`The built pulumi says its version is ${shown}, not ${version}.`);
+    fs.writeFileSync(stampFile, stamp);
+    process.stderr.write(`Built pulumi ${version} in ${Math.round((Date.now() - started) / 1000)} s.\n`);
+    return pulumi;
+}
+
+/** The path of a working `pulumi`: the one on PATH, else the pinned one (built when absent). */
+function pulumiPath() {
+    if (!process.env.PULUMI_CHATBOT_BUILD_CLI) {
+        const found = onPath("pulumi");
+        if (found) return found;
+    }
+    return buildPinned();
+}
+
+module.exports = { pulumiPath, pinnedVersion };
+
+if (require.main === module) {
+    try {
+        console.log(pulumiPath());
+    } catch (e) {
+        console.error(`pulumi-path: ${e instanceof Error ? e.message : String(e)}`);
+        process.exit(1);
+    }
+}
