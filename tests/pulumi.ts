@@ -13,7 +13,6 @@ import * as path from "node:path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { root } from "./support";
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { pulumiPath } = require("../scripts/pulumi-path.js") as { pulumiPath(): string };
 
 let cli: string | undefined;
