@@ -99,8 +99,8 @@ function buildPinned() {
         ],
         {
             cwd: toolsDir,
-            // Progress: go prints each package it compiles with -v; its errors come through as they are.
-            stdio: ["ignore", "inherit", "inherit"],
+            // Progress on stderr: go -v names each package it compiles; stdout keeps only the path.
+            stdio: ["ignore", 2, 2],
             env: { ...process.env, CGO_ENABLED: "0", GOFLAGS: `${process.env.GOFLAGS ?? ""} -mod=readonly`.trim() },
         },
     );
@@ -111,7 +111,10 @@ function buildPinned() {
     }
     const plugin = path.join(binDir, "pulumi-resource-pulumi-nodejs");
     fs.writeFileSync(plugin, DYNAMIC_PROVIDER_SCRIPT, { mode: 0o755 });
-    const shown = execFileSync(pulumi, ["version"], { encoding: "utf8", env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" } }).trim();
+    const shown = execFileSync(pulumi, ["version"], {
+        encoding: "utf8",
+        env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" },
+    }).trim();
     if (shown !== version) throw new Error(`The built pulumi says its version is ${shown}, not ${version}.`);
     fs.writeFileSync(stampFile, stamp);
     process.stderr.write(`Built pulumi ${version} in ${Math.round((Date.now() - started) / 1000)} s.\n`);
