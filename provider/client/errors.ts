@@ -149,9 +149,7 @@ export function appendNote<E extends Error>(e: E, note: string): E {
  *  info and the values of its query, each as `***` (`https://name:***@host/hook?token=***`). */
 export function redactUrls(text: string): string {
     return text.replace(/\bhttps?:\/\/[^\s"'<>]+/gi, (url) =>
-        url
-            .replace(/^([a-z]+:\/\/[^/?#@:]*):[^/?#@]*@/i, "$1:***@")
-            .replace(/([?&][^=&#]*=)[^&#]*/g, "$1***"),
+        url.replace(/^([a-z]+:\/\/[^/?#@:]*):[^/?#@]*@/i, "$1:***@").replace(/([?&][^=&#]*=)[^&#]*/g, "$1***"),
     );
 }
 

@@ -274,7 +274,8 @@ export async function deleteVerified(
             }
         }
         const check = { operation: `${operation}: check that it is gone`, secrets };
-        if ((await readAfterWrite(() => unlessNotFound(() => client.request("GET", path, check)))) === undefined) return;
+        if ((await readAfterWrite(() => unlessNotFound(() => client.request("GET", path, check)))) === undefined)
+            return;
         const summary = "Read back, it is still there.";
         throw uncertain ? appendNote(uncertain, summary) : new WriteNotAppliedError({ operation }, [], summary);
     };
