@@ -6,7 +6,18 @@
 import { strict as assert } from "assert";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { installedTesting } from "./support";
-import { CHANGES_EXIT_CODE, CONNECTION_TYPE, declareStack, isSecret, ok, plain, STORY, OTHER_STORY } from "./pulumi";
+import {
+    CHANGES_EXIT_CODE,
+    CONNECTION_TYPE,
+    declareStack,
+    isSecret,
+    ok,
+    plain,
+    STORY,
+    OTHER_STORY,
+    type ConfigValue,
+    type Declared,
+} from "./pulumi";
 
 const URL_1 = "https://orders.example.com/hook";
 const URL_2 = "https://orders.example.com/v2";

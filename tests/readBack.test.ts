@@ -6,7 +6,7 @@
  * this process; tests/program.test.ts shows the same through the pulumi CLI.
  */
 import { strict as assert } from "assert";
-import type { FaultKind } from "pulumi-chatbot/testing";
+import type { ChatbotSimulator, FaultKind } from "pulumi-chatbot/testing";
 import type * as ProviderModule from "pulumi-chatbot/providers/webhookConnection";
 import { installedRequire, installedTesting } from "./support";
 
@@ -22,8 +22,7 @@ const BLIPS: Array<{ name: string; fault: FaultKind }> = [
 
 describe("reads after a write retry as any GET does (issue 17)", function () {
     this.timeout(30_000);
-    const { ChatbotSimulator } = installedTesting();
-    let sim: InstanceType<typeof ChatbotSimulator>;
+    let sim: ChatbotSimulator;
     let provider: typeof ProviderModule;
     const saved = { ...process.env };
     const inputs = { storyId: STORY, name: "orders", url: "https://orders.example.com/hook", token: "rb-token-1" };
@@ -33,7 +32,7 @@ describe("reads after a write retry as any GET does (issue 17)", function () {
     };
 
     before(async () => {
-        sim = await ChatbotSimulator.start({ stories: { [STORY]: "Shop" } });
+        sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop" } });
         Object.assign(process.env, {
             CHATBOT_TOKEN: sim.token,
             CHATBOT_API_URL: sim.url,
