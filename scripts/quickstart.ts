@@ -7,10 +7,10 @@
  * up, destroys everything and checks the simulator is empty. It exits 0 only if every step behaved
  * as expected.
  *
- * Pulumi runs as the real `pulumi` CLI when it is on PATH (a local file backend in a temporary
- * folder, through PULUMI_BACKEND_URL, so the user's own `pulumi login` is left alone), otherwise
- * as the engine stand-in of tests/engine/program.ts. Both follow the same steps below; only the
- * PulumiRunner differs. CHATBOT_QUICKSTART_ENGINE=cli|standin picks one explicitly.
+ * Pulumi runs as the real `pulumi` CLI: the one on PATH, else the one pinned in tools/pulumi,
+ * built on first use (scripts/pulumi-path.js). Runs are hermetic: a file backend and PULUMI_HOME
+ * in a temporary folder (so the user's own `pulumi login` is left alone), no update check and no
+ * plugin download.
  */
 import { spawn } from "node:child_process";
 import * as crypto from "node:crypto";
@@ -18,14 +18,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { ChatbotSimulator, type StoredConnection } from "pulumi-chatbot/testing";
-import {
-    displayValue,
-    readStackState,
-    runPulumi,
-    type ConfigValue,
-    type ProgramStep,
-    type RunResult,
-} from "../tests/engine/program";
+const { pulumiPath: findPulumi } = require("./pulumi-path.js") as { pulumiPath(): string };
 
 const ROOT = path.resolve(__dirname, "..");
 const EXAMPLE = path.join(ROOT, "examples", "quickstart");
@@ -59,7 +52,7 @@ interface PreviewFlags {
     expectNoChanges?: boolean;
 }
 
-/** The Pulumi commands the quickstart uses; the CLI and the stand-in each implement them. */
+/** The Pulumi commands the quickstart uses. */
 interface PulumiRunner {
     /** Says how Pulumi runs, for the first lines of output. */
     readonly description: string;
@@ -83,72 +76,6 @@ interface PulumiRunner {
     remove(): Promise<void>;
 }
 
-/** The engine stand-in: runs the example in place; state in a temporary folder. */
-class StandInRunner implements PulumiRunner {
-    readonly description: string;
-    readonly stack = "dev";
-    readonly stateLocation: string;
-    private readonly dir: string;
-    private readonly config: Record<string, ConfigValue> = {};
-    private readonly passphrase = crypto.randomBytes(16).toString("hex");
-
-    constructor(why: string) {
-        this.description = `the engine stand-in (tests/engine/program.ts): ${why}`;
-        this.dir = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-quickstart-"));
-        this.stateLocation = path.join(this.dir, `${this.stack}.json`);
-    }
-
-    async init(): Promise<void> {}
-
-    async setConfig(key: string, value: string, secret: boolean): Promise<void> {
-        this.config[key] = secret ? { secret: value } : value;
-    }
-
-    preview(flags: PreviewFlags = {}): Promise<Outcome> {
-        return this.run("preview", flags);
-    }
-    up(): Promise<Outcome> {
-        return this.run("up");
-    }
-    refresh(): Promise<Outcome> {
-        return this.run("refresh");
-    }
-    destroy(): Promise<Outcome> {
-        return this.run("destroy");
-    }
-
-    async outputs(): Promise<Record<string, string>> {
-        const stackRecord = readStackState(this.stateLocation, this.passphrase).find((r) => r.kind === "stack");
-        return Object.fromEntries(Object.entries(stackRecord?.outputs ?? {}).map(([k, v]) => [k, displayValue(v)]));
-    }
-
-    async remove(): Promise<void> {
-        fs.rmSync(this.dir, { recursive: true, force: true });
-    }
-
-    private async run(mode: "preview" | "up" | "refresh" | "destroy", flags: PreviewFlags = {}): Promise<Outcome> {
-        const r: RunResult = await runPulumi({
-            projectDir: EXAMPLE,
-            mode,
-            stack: this.stack,
-            stateFile: this.stateLocation,
-            config: this.config,
-            passphrase: this.passphrase,
-            ...flags,
-        });
-        return { exitCode: r.exitCode, steps: r.steps.filter(isConnectionStep).map(toPlanned), log: r.log };
-    }
-}
-
-function isConnectionStep(s: ProgramStep): boolean {
-    return s.type === "pulumi-nodejs:dynamic/chatbot:WebhookConnection";
-}
-
-function toPlanned(s: ProgramStep): PlannedStep {
-    const op = s.op === "refresh" ? `refresh-${s.refresh}` : s.op;
-    return { name: s.name, op, ...(s.keys ? { keys: s.keys } : {}) };
-}
-
 /**
  * The `pulumi` CLI with a local file backend in a temporary folder. The example is copied there
  * with a `node_modules` link to this repository's, so the stack's config file
@@ -162,10 +89,11 @@ class CliRunner implements PulumiRunner {
     private readonly projectDir: string;
     private readonly env: NodeJS.ProcessEnv;
 
-    constructor(pulumiPath: string) {
+    constructor(private readonly pulumiPath: string) {
         this.description = `the pulumi CLI (${pulumiPath}) with a local file backend`;
         this.dir = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-quickstart-"));
         const backend = path.join(this.dir, "backend");
+        fs.mkdirSync(path.join(this.dir, "home"));
         this.projectDir = path.join(this.dir, "quickstart");
         fs.mkdirSync(backend);
         fs.cpSync(EXAMPLE, this.projectDir, { recursive: true, filter: (src) => !src.includes("node_modules") });
@@ -176,7 +104,9 @@ class CliRunner implements PulumiRunner {
             // Instead of `pulumi login file://...`, which would change the user's current login.
             PULUMI_BACKEND_URL: `file://${backend}`,
             PULUMI_CONFIG_PASSPHRASE: crypto.randomBytes(16).toString("hex"),
+            PULUMI_HOME: path.join(this.dir, "home"),
             PULUMI_SKIP_UPDATE_CHECK: "true",
+            PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
             // tsc type-checks the example (npm run typecheck); ts-node only transpiles it here.
             PULUMI_NODEJS_TRANSPILE_ONLY: "true",
         };
@@ -240,7 +170,7 @@ class CliRunner implements PulumiRunner {
 
     private pulumi(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
         // Global flags first: after a `--`, they would be taken as values.
-        return runCommand("pulumi", ["--non-interactive", "--color", "never", ...args], {
+        return runCommand(this.pulumiPath, ["--non-interactive", "--color", "never", ...args], {
             cwd: this.projectDir,
             env: this.env,
         });
@@ -295,34 +225,19 @@ function runCommand(
     });
 }
 
-function findOnPath(command: string): string | undefined {
-    for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-        if (!dir) continue;
-        const candidate = path.join(dir, command);
-        try {
-            fs.accessSync(candidate, fs.constants.X_OK);
-            return candidate;
-        } catch {
-            // not here
-        }
-    }
-    return undefined;
-}
-
 // ---------------------------------------------------------------------------------------------
 // The steps
 // ---------------------------------------------------------------------------------------------
 
 export interface QuickstartOptions {
-    /** "cli" or "standin"; default: CHATBOT_QUICKSTART_ENGINE, else the CLI if `pulumi` is on PATH. */
-    engine?: "cli" | "standin";
     /** Where each line of the report goes. Default: stdout. */
     print?: (line: string) => void;
 }
 
 export interface QuickstartReport {
     ok: boolean;
-    engine: "cli" | "standin";
+    /** The pulumi CLI that ran it. */
+    pulumi: string;
     /** The steps that did not behave as expected (empty when ok). */
     failures: string[];
     durationMs: number;
@@ -347,11 +262,7 @@ export async function main(opts: QuickstartOptions = {}): Promise<QuickstartRepo
         lines.push(line);
         (opts.print ?? ((l: string) => process.stdout.write(`${l}\n`)))(line);
     };
-    const requested = opts.engine ?? (process.env.CHATBOT_QUICKSTART_ENGINE as "cli" | "standin" | undefined);
-    const pulumiPath = requested === "standin" ? undefined : findOnPath("pulumi");
-    if (requested === "cli" && !pulumiPath)
-        throw new Error("CHATBOT_QUICKSTART_ENGINE=cli, but `pulumi` is not on PATH");
-    const engine = pulumiPath ? "cli" : "standin";
+    const pulumi = findPulumi();
 
     // The secret values of this run: none of them may appear in what is printed.
     const secrets = {
@@ -364,9 +275,7 @@ export async function main(opts: QuickstartOptions = {}): Promise<QuickstartRepo
     let runner: PulumiRunner | undefined;
     const progress: Progress = { step: "start", deployed: false, destroyed: false, removed: false };
     try {
-        runner = pulumiPath
-            ? new CliRunner(pulumiPath)
-            : new StandInRunner(requested === "standin" ? "as requested" : "the `pulumi` CLI is not on PATH");
+        runner = new CliRunner(pulumi);
         print("pulumi-chatbot quickstart: examples/quickstart against a local ChatBot API simulator");
         print(`Pulumi runs as ${runner.description}.`);
         print();
@@ -395,7 +304,7 @@ export async function main(opts: QuickstartOptions = {}): Promise<QuickstartRepo
             ? `Done in ${(durationMs / 1000).toFixed(1)} s: every step behaved as expected.`
             : `Quickstart FAILED after ${(durationMs / 1000).toFixed(1)} s: ${failures.join("; ")}`,
     );
-    return { ok: failures.length === 0, engine, failures, durationMs };
+    return { ok: failures.length === 0, pulumi, failures, durationMs };
 }
 
 async function steps(

@@ -843,12 +843,12 @@ describe("examples/backend-alongside", function () {
 describe("npm start (scripts/quickstart.ts)", function () {
     this.timeout(120_000);
 
-    it("runs every step against the simulator with the stand-in, reports success and exits 0", async () => {
+    it("runs every step through the real pulumi CLI against the simulator, reports success and exits 0", async () => {
         // Run as `npm start` runs it (after its build), as a process: a test never imports scripts/.
         const started = Date.now();
         const child = spawn(process.execPath, ["-r", "ts-node/register", path.join("scripts", "quickstart.ts")], {
             cwd: root,
-            env: { ...process.env, CHATBOT_QUICKSTART_ENGINE: "standin", TS_NODE_TRANSPILE_ONLY: "true" },
+            env: { ...process.env, TS_NODE_TRANSPILE_ONLY: "true" },
             stdio: ["ignore", "pipe", "pipe"],
         });
         let text = "";
@@ -857,7 +857,7 @@ describe("npm start (scripts/quickstart.ts)", function () {
         const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
         assert.equal(code, 0, `the quickstart failed:\n${text}`);
         assert.match(text, /^1\. Started the ChatBot API simulator/m);
-        assert.match(text, /engine stand-in/);
+        assert.match(text, /Pulumi runs as the pulumi CLI/);
         assert.match(text, /drift found, exit code 7/);
         assert.match(text, /The simulator has 0 connections left/);
         assert.match(text, /every step behaved as expected/);
