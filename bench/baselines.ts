@@ -1,15 +1,17 @@
 /**
- * Reference providers, to tell what the provider costs from what the plugin, the SDK and the
- * engine stand-in cost on this machine. Each is written as an installed package in a scratch
- * project folder under `.bench/` (inside the repository, so `pulumi-chatbot` still resolves from
- * the root's node_modules): the SDK captures it as a `require()`, as it captures ours.
+ * The bench's Pulumi project and its reference providers, to tell what the provider costs from
+ * what the CLI, the plugin and the SDK cost on this machine. All are written to a scratch project
+ * folder under `.bench/` (inside the repository, so `pulumi-chatbot` and `@pulumi/pulumi` resolve
+ * from the root's node_modules); each reference provider is an installed package there, which the
+ * SDK captures as a `require()`, as it captures ours.
  *
- * - `bench-empty-provider`: does nothing (check passes the inputs through, create returns an id).
- *   The denominator of the cold-start ratio.
+ * - The program declares `count` connections, from stack config: `WebhookConnection`s for
+ *   `subject: ours`, else dynamic resources of a reference provider with the same inputs, the
+ *   same secrets marked and the same secret outputs.
  * - `bench-wait-provider`: makes no request and computes nothing; it only waits as long as ours
  *   spends on the API (requests per operation × latency, from `BENCH_WAIT_MS_<OP>` in its
  *   environment) and returns outputs shaped like ours. Its up and refresh ratios are the best
- *   any provider can reach through this plugin and stand-in on this machine.
+ *   any provider can reach through this CLI and plugin on this machine.
  * - `bench-requests-provider`: makes the same requests as ours (a create POSTs and reads back, a
  *   read GETs) with undici as ours does, and nothing else: no validation, envelope check, retry,
  *   timeout or secret handling. Ours minus it is what the provider's own logic costs; it minus the
@@ -18,19 +20,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 
-export const EMPTY_PROVIDER = "bench-empty-provider";
 export const WAIT_PROVIDER = "bench-wait-provider";
 export const REQUESTS_PROVIDER = "bench-requests-provider";
-export type BaselineName = typeof EMPTY_PROVIDER | typeof WAIT_PROVIDER | typeof REQUESTS_PROVIDER;
-
-const EMPTY_SOURCE = `"use strict";
-// A dynamic provider that does nothing (pulumi-chatbot benchmarks: cold-start reference).
-exports.check = async (_olds, news) => ({ inputs: news, failures: [] });
-exports.diff = async () => ({ changes: false, replaces: [], deleteBeforeReplace: false });
-exports.create = async () => ({ id: "0", outs: {} });
-exports.read = async (id, props) => ({ id, props });
-exports.delete = async () => {};
-`;
 
 /** What the waiting-only and requests-only providers share: their inputs, check and diff. */
 const INPUTS_CHECK_DIFF = `const KEYS = ["storyId", "name", "url", "token", "headers", "auth"];
@@ -116,12 +107,53 @@ exports.delete = async (id) => {
 };
 `;
 
-/** A scratch project folder holding the reference providers; `remove()` deletes it. */
+const PROGRAM = `"use strict";
+// The bench program (pulumi-chatbot benchmarks): \`count\` connections of one subject.
+const pulumi = require("@pulumi/pulumi");
+const config = new pulumi.Config();
+const subject = config.require("subject");
+const count = config.requireNumber("count");
+const prefix = config.require("prefix");
+const STORY = "5f3c0d1e2a4b6c8d9e0f1a2b";
+const args = (name) => ({
+    storyId: STORY,
+    name,
+    url: "https://backend.example.com/hooks/" + name,
+    token: "token-" + name + "-0123456789abcdef",
+    headers: { "X-Env": "prod", "X-Key": "key-" + name },
+    auth: { username: "bot", password: "pw-" + name },
+});
+const PROVIDERS = { "waiting-only": "${WAIT_PROVIDER}", "requests-only": "${REQUESTS_PROVIDER}" };
+let declare;
+if (subject === "ours") {
+    const chatbot = require("pulumi-chatbot");
+    declare = (name) => new chatbot.WebhookConnection(name, args(name));
+    if (config.getBoolean("legacy")) new chatbot.LegacyWebhook("legacy", { url: "https://backend.example.com/legacy", token: "token-size-0" });
+} else {
+    // As WebhookConnection registers itself: secret inputs marked, outputs to fill, secret outputs.
+    const provider = require(PROVIDERS[subject]);
+    declare = (name) => {
+        const a = args(name);
+        const props = {
+            ...a,
+            token: pulumi.secret(a.token),
+            headers: pulumi.secret(a.headers),
+            auth: pulumi.secret(a.auth),
+            story: undefined,
+            lastError: undefined,
+            createdAt: undefined,
+            updatedAt: undefined,
+        };
+        return new pulumi.dynamic.Resource(provider, name, props, { additionalSecretOutputs: ["token", "headers", "auth"] }, "chatbot", "Reference");
+    };
+}
+for (let i = 0; i < count; i++) declare(prefix + "-" + i);
+`;
+
+/** The scratch project folder; `remove()` deletes it. */
 export interface BaselineProject {
-    /** The folder to start plugins in. */
+    /** The folder holding Pulumi.yaml. */
     dir: string;
-    /** The module object of a reference provider, for serializing. */
-    load(name: BaselineName): object;
     remove(): void;
 }
 
@@ -137,17 +169,16 @@ export function writeBaselineProject(root: string): BaselineProject {
         );
         fs.writeFileSync(path.join(pkg, "index.js"), source);
     };
-    write(EMPTY_PROVIDER, EMPTY_SOURCE);
     write(WAIT_PROVIDER, WAIT_SOURCE);
     write(REQUESTS_PROVIDER, REQUESTS_SOURCE);
     fs.writeFileSync(
         path.join(dir, "package.json"),
         JSON.stringify({ name: "bench-project", version: "0.0.0", private: true }, null, 2),
     );
-    return {
-        dir,
-        // By path: this file's own resolution path does not include the scratch node_modules.
-        load: (name) => require(path.join(dir, "node_modules", name)) as object,
-        remove: () => fs.rmSync(dir, { recursive: true, force: true }),
-    };
+    fs.writeFileSync(
+        path.join(dir, "Pulumi.yaml"),
+        "name: bench\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n",
+    );
+    fs.writeFileSync(path.join(dir, "index.js"), PROGRAM);
+    return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }

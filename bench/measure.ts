@@ -1,19 +1,5 @@
-/** Small measuring tools: a parallel pool, medians, time limits, and a process's CPU and memory. */
+/** Small measuring tools: medians, and a process's CPU and memory. */
 import * as fs from "node:fs";
-
-/** Runs `fn(0..n-1)` with at most `parallelism` calls at once, as the engine schedules steps. */
-export async function pool<T>(n: number, parallelism: number, fn: (i: number) => Promise<T>): Promise<T[]> {
-    const out: T[] = new Array<T>(n);
-    let next = 0;
-    const worker = async () => {
-        while (next < n) {
-            const i = next++;
-            out[i] = await fn(i);
-        }
-    };
-    await Promise.all(Array.from({ length: Math.min(parallelism, n) }, worker));
-    return out;
-}
 
 /** Milliseconds since `t0` (from `performance.now()`). */
 export function since(t0: number): number {
@@ -24,19 +10,6 @@ export function median(xs: number[]): number {
     const s = [...xs].sort((a, b) => a - b);
     const m = Math.floor(s.length / 2);
     return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-/** Rejects if `p` has not settled within `ms`. */
-export async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what} did not finish within ${Math.round(ms / 1000)} s`)), ms);
-    });
-    try {
-        return await Promise.race([p, limit]);
-    } finally {
-        clearTimeout(timer);
-    }
 }
 
 /** CPU time (user + system) a process has used, in ms; undefined where /proc is not available. */

@@ -1,76 +1,52 @@
 /**
- * Benchmarks of pulumi-chatbot at scale (issue #5): state size, up and refresh against an API that
- * answers in 50 ms, preview, the plugin's memory and its cold start. Every figure is measured in
- * one run, side by side with a reference where one helps to read it, through the real
- * dynamic-provider plugin driven by the engine stand-in (tests/engine), with the package as users
- * install it (node_modules/pulumi-chatbot, from `npm pack`), against the simulator in a process of
- * its own. The steps are in ./steps.ts.
+ * Benchmarks of pulumi-chatbot under the real pulumi CLI: `pulumi up` and `pulumi refresh` of a
+ * program of 200 connections, and `preview` of 1000, against an API that answers in 50 ms. Each
+ * figure is measured in one run, side by side with two reference providers run through the same
+ * CLI, plugin and program (./baselines.ts): one that only waits the time ours spends on the API,
+ * and one that sends the same requests and does nothing else. The package is as users install it
+ * (node_modules/pulumi-chatbot, from `npm pack`); the simulator runs in a process of its own. The
+ * steps are in ./steps.ts.
  *
- *     npm run bench                 full sizes, ~7 min on 2 cores; writes bench/RESULTS.md
- *     npm run bench -- --quick      small sizes, ~40 s after the build (CI); writes .bench/RESULTS.quick.md
- *     npm run bench -- --parallel=<n|default>   at that parallelism only, not at the engine's default
- *                                               (4 × CPUs) and at 16
+ *     npm run bench                 full sizes, ~12 min on 2 cores; writes bench/RESULTS.md
+ *     npm run bench -- --quick      small sizes, ~2 min after the build (CI); writes .bench/RESULTS.quick.md
+ *     npm run bench -- --parallel=<n|default>   at that parallelism only, not at the CLI's default and at 16
  *
  * Figures are printed, never judged pass/fail: the exit code is non-zero only if a step fails.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { defaultParallelism } from "../tests/engine/engine";
-import { serializeProvider } from "../tests/engine/serialize";
-import { installedRequire, root } from "../tests/support";
-import {
-    EMPTY_PROVIDER,
-    REQUESTS_PROVIDER,
-    WAIT_PROVIDER,
-    writeBaselineProject,
-    type BaselineProject,
-} from "./baselines";
+import { pulumiCli } from "../scripts/pulumiStack";
+import { writeBaselineProject, type BaselineProject } from "./baselines";
 import { median, since } from "./measure";
 import * as report from "./report";
 import {
     LATENCY_MS,
     PARALLELS,
-    parallelLabel,
-    coldStarts,
+    benchStack,
+    disposeStack,
+    expectChanges,
     floorMs,
+    installedRequire,
     killLeftovers,
-    lifecycle,
-    pluginEnv,
-    scale,
+    parallelLabel,
+    root,
     sizes,
     startSimulator,
     stopAll,
-    type Lifecycle,
+    timed,
+    type Parallel,
     type Pass,
-    type Scale,
+    type SubjectName,
 } from "./steps";
 
 const QUICK = process.argv.includes("--quick");
-const SIZES = QUICK
-    ? { connections: 20, scale: 100, reps: 1, coldReps: 3 }
-    : { connections: 200, scale: 1000, reps: 5, coldReps: 7 };
+const SIZES = QUICK ? { connections: 20, scale: 100, reps: 1 } : { connections: 200, scale: 1000, reps: 3 };
 /** No run may take longer than this; the watchdog then kills what it started and exits. */
-const RUN_LIMIT_MS = (QUICK ? 3 : 15) * 60_000 * PARALLELS.length;
-/**
- * Issue #5's goals, and issue #8's for the provider's own share: its CPU per operation (ours minus
- * the reference) and its part of the wall ratio, and the plugin's peak memory against the empty
- * provider's.
- */
-const GOALS = {
-    bytes: 2048,
-    up: 1.3,
-    refresh: 1.3,
-    previewCalls: 0,
-    peakRss: 200e6,
-    cold: 1.2,
-    ownCpuFreshMs: 1,
-    ownCpuWarmMs: 0.3,
-    ratioShare: 0.1,
-    rssOverEmpty: 1.25,
-};
-const LIFECYCLE_PASSES = ["up", "upWarm", "refresh", "refreshWarm"] as const;
-type PassName = (typeof LIFECYCLE_PASSES)[number];
+const RUN_LIMIT_MS = (QUICK ? 6 : 20) * 60_000 * PARALLELS.length;
+/** Issue 18's goals, each against the requests-only reference measured in the same run. */
+const GOALS = { bytes: 2048, wall: 1.05, cpuOverMs: 0.3, rss: 1.15, previewCalls: 0 };
 const RESULTS = QUICK ? path.join(root, ".bench", "RESULTS.quick.md") : path.join(__dirname, "RESULTS.md");
+const SUBJECTS: SubjectName[] = ["ours", "requests-only", "waiting-only"];
 
 function log(msg: string): void {
     process.stderr.write(`[bench ${(since(0) / 1000).toFixed(1)} s] ${msg}\n`);
@@ -81,234 +57,186 @@ function spread(xs: number[], fmt: (x: number) => string): string {
     return `${fmt(median(xs))} (${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))}, ${xs.length} runs)`;
 }
 
-function met(ok: boolean): string {
-    return QUICK ? "–" : ok ? "yes" : "no";
+function met(ok: boolean | undefined): string {
+    return QUICK || ok === undefined ? "–" : ok ? "yes" : "no";
 }
 
-function perOp(pass: Pass): string {
-    const parts = Object.entries(pass.requests.byMethod).map(([m, c]) => `${m} ${+(c / pass.n).toFixed(2)}`);
-    return `${+(pass.requests.requests / pass.n).toFixed(2)} (${parts.join(" + ") || "none"})`;
-}
-
-/** Everything measured at one parallelism: up and refresh, and the big stack, each with ours and
- *  with both references. */
-interface AtParallel {
-    parallel: number;
-    ours: Lifecycle[];
-    /** The waiting-only provider. */
-    refs: Lifecycle[];
-    /** The requests-only provider. */
-    reqs: Lifecycle[];
-    big: Scale;
-    bigRef: Scale;
-    bigReq: Scale;
-}
-
-/** The serialized providers measured. */
-interface Texts {
-    ours: string;
-    wait: string;
-    requests: string;
-    byValue: string | undefined;
-}
-
-async function measureAt(parallel: number, cwd: string, texts: Texts): Promise<AtParallel> {
-    const at = `at parallelism ${parallelLabel(parallel)}`;
-    log(
-        `up and refresh of ${SIZES.connections} connections ${at}, ${SIZES.reps} run(s) each of ours and the references`,
-    );
-    const ours: Lifecycle[] = [];
-    const refs: Lifecycle[] = [];
-    const reqs: Lifecycle[] = [];
-    // The waiting-only reference waits as long per operation as ours spent on the API (in the
-    // latest run of ours), and its floor is ours. After the first round, the order reverses.
-    let waits: Record<string, string> | undefined;
-    const runOurs = async (rep: number) => {
-        const o = await lifecycle({ provider: texts.ours, cwd, env: pluginEnv() }, rep, SIZES.connections, parallel);
-        waits = {
-            BENCH_WAIT_MS_CREATE: String((o.up.requests.requests / o.up.n) * LATENCY_MS),
-            BENCH_WAIT_MS_READ: String((o.refresh.requests.requests / o.refresh.n) * LATENCY_MS),
-        };
-        ours.push(o);
-    };
-    const runWaiting = async (rep: number) => {
-        const like = ours[ours.length - 1];
-        const r = await lifecycle(
-            { provider: texts.wait, cwd, env: pluginEnv(waits) },
-            rep,
-            SIZES.connections,
-            parallel,
-        );
-        for (const k of LIFECYCLE_PASSES) {
-            if (r[k].requests.requests > 0) throw new Error("the waiting-only provider reached the API");
-            r[k].requests = like[k].requests;
-        }
-        refs.push(r);
-    };
-    const runRequests = async (rep: number) => {
-        const r = await lifecycle(
-            { provider: texts.requests, cwd, env: pluginEnv() },
-            rep,
-            SIZES.connections,
-            parallel,
-        );
-        reqs.push(r);
-    };
-    for (let rep = 0; rep < SIZES.reps; rep++) {
-        // The waiting-only provider takes its waits from the run of ours before it.
-        const order = rep % 2 === 0 ? [runOurs, runWaiting, runRequests] : [runRequests, runWaiting, runOurs];
-        for (const run of order) await run(rep);
-    }
-    log(`a stack of ${SIZES.scale} ${at}, ours and the references: up, preview, refresh, peak RSS`);
-    const big = await scale(cwd, texts.ours, texts.byValue, SIZES.scale, parallel);
-    const bigRef = await scale(cwd, texts.wait, undefined, SIZES.scale, parallel);
-    const bigReq = await scale(cwd, texts.requests, undefined, SIZES.scale, parallel);
-    return { parallel, ours, refs, reqs, big, bigRef, bigReq };
-}
-
-const ratios = (runs: Lifecycle[], k: PassName) => runs.map((l) => l[k].wallMs / floorMs(l[k]));
-/** Median plugin CPU per operation of a pass, over the runs; undefined without /proc. */
-function cpuPerOp(runs: Lifecycle[], k: PassName): number | undefined {
-    const xs = runs.map((l) => l[k].pluginCpuMs).filter((x): x is number => x !== undefined);
-    return xs.length === 0 ? undefined : median(xs) / runs[0][k].n;
-}
 const msOrNa = (x: number | undefined) => (x === undefined ? "n/a" : report.ms(x));
+const mibOrNa = (x: number | undefined) => (x === undefined ? "n/a" : report.mib(x));
+const defined = (xs: Array<number | undefined>) => xs.filter((x): x is number => x !== undefined);
+const medianOf = (xs: Array<number | undefined>) => (defined(xs).length ? median(defined(xs)) : undefined);
+
+/** Up then refresh of one stack, each a fresh plugin (as every `pulumi` command starts one). */
+interface Lifecycle {
+    up: Pass;
+    refresh: Pass;
+}
+
+/** Everything measured at one parallelism. */
+interface AtParallel {
+    parallel: Parallel;
+    runs: Record<SubjectName, Lifecycle[]>;
+    /** The big stack: up, then a preview with nothing changed. */
+    big: Partial<Record<SubjectName, { up: Pass; preview: Pass }>>;
+}
+
+async function lifecycle(
+    dir: string,
+    subject: SubjectName,
+    prefix: string,
+    parallel: Parallel,
+    env: Record<string, string>,
+): Promise<Lifecycle> {
+    const stack = await benchStack(dir, subject, SIZES.connections, prefix);
+    try {
+        const up = await timed(stack, "up", SIZES.connections, parallel, env);
+        expectChanges(up, "create");
+        const refresh = await timed(stack, "refresh", SIZES.connections, parallel, env);
+        expectChanges(refresh, "same");
+        return { up, refresh };
+    } finally {
+        disposeStack(stack);
+    }
+}
+
+async function measureAt(parallel: Parallel, dir: string): Promise<AtParallel> {
+    const at = `at ${parallelLabel(parallel)}`;
+    const runs: AtParallel["runs"] = { ours: [], "requests-only": [], "waiting-only": [] };
+    log(`up and refresh of ${SIZES.connections} connections ${at}, ${SIZES.reps} run(s) of each subject`);
+    for (let rep = 0; rep < SIZES.reps; rep++) {
+        // After the first round the order reverses, so a drift in the machine's load favours none.
+        // The waiting-only provider waits as long per operation as ours spent on the API in the
+        // latest run of ours, so ours runs before it in every round.
+        const order: SubjectName[] = rep % 2 === 0 ? SUBJECTS : ["requests-only", "ours", "waiting-only"];
+        for (const subject of order) {
+            const latest = runs.ours[runs.ours.length - 1];
+            const env: Record<string, string> =
+                subject === "waiting-only" && latest
+                    ? {
+                          BENCH_WAIT_MS_CREATE: String((latest.up.requests.requests / latest.up.n) * LATENCY_MS),
+                          BENCH_WAIT_MS_READ: String(
+                              (latest.refresh.requests.requests / latest.refresh.n) * LATENCY_MS,
+                          ),
+                      }
+                    : {};
+            const r = await lifecycle(dir, subject, `r${rep}`, parallel, env);
+            if (subject === "waiting-only" && r.up.requests.requests + r.refresh.requests.requests > 0)
+                throw new Error("the waiting-only provider reached the API");
+            runs[subject].push(r);
+        }
+    }
+    log(`a stack of ${SIZES.scale} ${at}, ours and the requests-only reference: up, then preview`);
+    const big: AtParallel["big"] = {};
+    for (const subject of ["ours", "requests-only"] as const) {
+        const stack = await benchStack(dir, subject, SIZES.scale, "big");
+        try {
+            const up = await timed(stack, "up", SIZES.scale, parallel);
+            expectChanges(up, "create");
+            const preview = await timed(stack, "preview", SIZES.scale, parallel);
+            big[subject] = { up, preview };
+        } finally {
+            disposeStack(stack);
+        }
+    }
+    return { parallel, runs, big };
+}
 
 /** The rows and detail lines of one parallelism. */
-function section(a: AtParallel, emptyPeak: number | undefined): { rows: report.Row[]; details: string[] } {
-    const { ours, refs, reqs, big, bigRef, bigReq } = a;
+function section(a: AtParallel): { rows: report.Row[]; details: string[] } {
+    const { runs } = a;
     const n = SIZES.connections;
-    const at = `, parallel ${parallelLabel(a.parallel)}`;
-    const share = (k: PassName) => median(ratios(ours, k)) - median(ratios(refs, k));
-    const minus = (x: Lifecycle[], y: Lifecycle[], k: PassName) => {
-        const [cx, cy] = [cpuPerOp(x, k), cpuPerOp(y, k)];
-        return cx === undefined || cy === undefined ? undefined : cx - cy;
-    };
-    const own = (k: PassName) => minus(ours, refs, k);
-    const ratioRow = (num: string, what: string, k: "up" | "refresh"): report.Row[] => {
-        const warm = k === "up" ? "upWarm" : "refreshWarm";
+    const at = `, ${parallelLabel(a.parallel)}`;
+    const of = (s: SubjectName, k: keyof Lifecycle) => runs[s].map((l) => l[k]);
+    const wall = (s: SubjectName, k: keyof Lifecycle) => median(of(s, k).map((p) => p.wallMs));
+    const cpuPerOp = (s: SubjectName, k: keyof Lifecycle) => medianOf(of(s, k).map((p) => p.pluginCpuMs)) ?? NaN;
+    const rss = (s: SubjectName, k: keyof Lifecycle) => medianOf(of(s, k).map((p) => p.pluginPeakRss));
+
+    const rowsFor = (num: string, k: keyof Lifecycle, what: string, unit: string): report.Row[] => {
+        const wallRatio = wall("ours", k) / wall("requests-only", k);
+        const cpu = (s: SubjectName) => cpuPerOp(s, k) / n;
+        const cpuOver = cpu("ours") - cpu("requests-only");
+        const [ours, reqs, wait] = [rss("ours", k), rss("requests-only", k), rss("waiting-only", k)];
+        const rssRatio = ours !== undefined && reqs !== undefined ? ours / reqs : undefined;
         return [
             {
                 n: num,
-                figure: `${what} of ${n}, fresh plugin${at}: wall ÷ floor`,
-                value: spread(ratios(ours, k), report.ratio),
-                reference: `waiting-only provider: ${spread(ratios(refs, k), report.ratio)}; ours − reference ${share(k).toFixed(2)}`,
-                goal: `≤ ${GOALS[k]}; ours − reference ≤ ${GOALS.ratioShare}`,
-                met: met(median(ratios(ours, k)) <= GOALS[k] && share(k) <= GOALS.ratioShare),
+                figure: `pulumi ${what} of ${n}${at}: wall time`,
+                value: `${spread(
+                    of("ours", k).map((p) => p.wallMs),
+                    report.ms,
+                )}; ${report.ratio(wallRatio)} × requests-only`,
+                reference: `requests-only ${report.ms(wall("requests-only", k))}, waiting-only ${report.ms(wall("waiting-only", k))} (${report.ratio(wall("waiting-only", k) / wall("requests-only", k))} × requests-only)`,
+                goal: `≤ ${GOALS.wall} × requests-only`,
+                met: met(wallRatio <= GOALS.wall),
             },
             {
                 n: "",
-                figure: `${what} of ${n} ${k === "up" ? "more" : "again"}, same plugin (warm)${at}`,
-                value: spread(ratios(ours, warm), report.ratio),
-                reference: `waiting-only provider: ${spread(ratios(refs, warm), report.ratio)}; ours − reference ${share(warm).toFixed(2)}`,
-                goal: "",
-                met: "–",
-            },
-        ];
-    };
-    const cpuRows = (k: "up" | "refresh", unit: string): report.Row[] => {
-        const warm = k === "up" ? "upWarm" : "refreshWarm";
-        const [fresh, warmOwn] = [own(k), own(warm)];
-        const pair = (f: (p: PassName) => number | undefined) => `${msOrNa(f(k))} / ${msOrNa(f(warm))}`;
-        return [
-            {
-                n: "",
-                figure: `the provider's own CPU per ${unit} (plugin CPU, ours − waiting-only), fresh / warm${at}`,
-                value: pair(own),
-                reference: `plugin CPU per ${unit}: ours ${pair((p) => cpuPerOp(ours, p))}, waiting-only ${pair((p) => cpuPerOp(refs, p))}`,
-                goal: `≤ ${report.ms(GOALS.ownCpuFreshMs)} / ≤ ${report.ms(GOALS.ownCpuWarmMs)}`,
-                met:
-                    fresh === undefined || warmOwn === undefined
-                        ? "–"
-                        : met(fresh <= GOALS.ownCpuFreshMs && warmOwn <= GOALS.ownCpuWarmMs),
-            },
-            {
-                n: "",
-                figure: `… of which the provider's logic (ours − requests-only), fresh / warm${at}`,
-                value: pair((p) => minus(ours, reqs, p)),
-                reference: `the requests alone (requests-only − waiting-only): ${pair((p) => minus(reqs, refs, p))}; requests-only wall ÷ floor ${report.ratio(median(ratios(reqs, k)))} fresh`,
-                goal: "",
-                met: "–",
-            },
-        ];
-    };
-    const previewCalls = big.preview.requests.requests;
-    const previewSame = big.preview.outcomes.same ?? 0;
-    const peak = big.memory?.peak;
-    const refPeak = bigRef.memory?.peak;
-    const reqPeak = bigReq.memory?.peak;
-    /** Over the big stack (one plugin, load included): where the JIT has warmed up, which the
-     *  second pass of 200 has not quite. */
-    const bigCpuRow = (k: "up" | "refresh", where: string): report.Row => {
-        const per = (x: Scale) => (x[k].pluginCpuMs === undefined ? undefined : x[k].pluginCpuMs / SIZES.scale);
-        const [o, w, r] = [per(big), per(bigRef), per(bigReq)];
-        const logic = o === undefined || r === undefined ? undefined : o - r;
-        return {
-            n: "",
-            figure: `plugin CPU per ${k === "up" ? "create" : "refresh"} over a stack of ${SIZES.scale} in one plugin${where}`,
-            value: `${msOrNa(o)}; the provider's logic (ours − requests-only) ${msOrNa(logic)}`,
-            reference: `waiting-only ${msOrNa(w)}, requests-only ${msOrNa(r)}`,
-            goal: "",
-            met: "–",
-        };
-    };
-    const rows: report.Row[] = [
-        ...ratioRow("2", "up", "up"),
-        ...cpuRows("up", "create"),
-        ...ratioRow("3", "refresh", "refresh"),
-        ...cpuRows("refresh", "refresh"),
-        ...(["up", "refresh"] as const).map((k) => bigCpuRow(k, at)),
-        {
-            n: "4",
-            figure: `preview of ${SIZES.scale} unchanged${at}: API calls`,
-            value: String(previewCalls),
-            reference: `${previewSame} of ${SIZES.scale} steps "same"`,
-            goal: "0",
-            met: met(previewCalls === GOALS.previewCalls && previewSame === SIZES.scale),
-        },
-        {
-            n: "",
-            figure: `preview of ${SIZES.scale} unchanged${at}: time per resource`,
-            value: report.ms(big.preview.wallMs / SIZES.scale),
-            reference: `${report.ms(big.preview.wallMs)} in all, check + diff`,
-            goal: "",
-            met: "–",
-        },
-        {
-            n: "5",
-            figure: `plugin peak RSS (VmHWM) after up, preview, refresh of ${SIZES.scale}${at}`,
-            value:
-                peak === undefined
+                figure: `plugin CPU per ${unit}${at}`,
+                value: Number.isNaN(cpuOver)
                     ? "n/a (no /proc)"
-                    : `${report.mib(peak)}; ${refPeak ? report.ratio(peak / refPeak) : "–"} × waiting-only, ${emptyPeak ? report.ratio(peak / emptyPeak) : "–"} × empty`,
-            reference:
-                `after the same ${SIZES.scale}, waiting-only provider: ${refPeak ? report.mib(refPeak) : "n/a"}, ` +
-                `requests-only: ${reqPeak ? report.mib(reqPeak) : "n/a"}; ` +
-                `empty provider after one check: ${emptyPeak ? report.mib(emptyPeak) : "n/a"}`,
-            goal: `≤ 200 MB (191 MiB); ≤ ${GOALS.rssOverEmpty} × empty`,
-            met:
-                peak === undefined || !emptyPeak
-                    ? "–"
-                    : met(peak <= GOALS.peakRss && peak / emptyPeak <= GOALS.rssOverEmpty),
-        },
+                    : `${report.ms(cpu("ours"))}; ${cpuOver >= 0 ? "+" : "−"}${report.ms(Math.abs(cpuOver))} over requests-only`,
+                reference: `requests-only ${msOrNa(cpu("requests-only"))}, waiting-only ${msOrNa(cpu("waiting-only"))}`,
+                goal: `≤ +${report.ms(GOALS.cpuOverMs)}`,
+                met: met(Number.isNaN(cpuOver) ? undefined : cpuOver <= GOALS.cpuOverMs),
+            },
+            {
+                n: "",
+                figure: `plugin peak RSS (VmHWM), ${what} of ${n}${at}`,
+                value: `${mibOrNa(ours)}${rssRatio === undefined ? "" : `; ${report.ratio(rssRatio)} × requests-only`}`,
+                reference: `requests-only ${mibOrNa(reqs)}, waiting-only ${mibOrNa(wait)}`,
+                goal: `≤ ${GOALS.rss} × requests-only`,
+                met: met(rssRatio === undefined ? undefined : rssRatio <= GOALS.rss),
+            },
+        ];
+    };
+
+    const bigOurs = a.big.ours;
+    const bigReqs = a.big["requests-only"];
+    const rows: report.Row[] = [
+        ...rowsFor("2", "up", "up", "create"),
+        ...rowsFor("3", "refresh", "refresh", "refresh"),
     ];
-    const failed = ours.reduce((sum, l) => sum + LIFECYCLE_PASSES.reduce((x, k) => x + l[k].requests.failed, 0), 0);
-    const passLine = (what: string, k: "up" | "refresh") =>
-        `${what} of ${n}${at}: wall ${spread(
-            ours.map((l) => l[k].wallMs),
-            report.ms,
-        )}, floor ${report.ms(floorMs(ours[0][k]))}`;
-    const bigRatio = (p: Pass) => report.ratio(p.wallMs / floorMs(p));
-    const previewCpu = big.preview.pluginCpuMs;
+    if (bigOurs && bigReqs) {
+        const calls = bigOurs.preview.requests.requests;
+        const same = (bigOurs.preview.changes.same ?? 0) - 1; // less the stack resource
+        rows.push(
+            {
+                n: "4",
+                figure: `pulumi preview of ${SIZES.scale} unchanged${at}: API requests`,
+                value: String(calls),
+                reference: `${same} of ${SIZES.scale} "same"; requests-only provider: ${bigReqs.preview.requests.requests} requests`,
+                goal: String(GOALS.previewCalls),
+                met: met(calls === GOALS.previewCalls && same === SIZES.scale),
+            },
+            {
+                n: "",
+                figure: `pulumi preview of ${SIZES.scale} unchanged${at}: wall time`,
+                value: `${report.ms(bigOurs.preview.wallMs)}; ${report.ratio(bigOurs.preview.wallMs / bigReqs.preview.wallMs)} × requests-only`,
+                reference: `requests-only ${report.ms(bigReqs.preview.wallMs)}`,
+                goal: "",
+                met: "–",
+            },
+            {
+                n: "",
+                figure: `pulumi up of ${SIZES.scale}${at}: wall time; plugin CPU per create; plugin peak RSS`,
+                value: `${report.ms(bigOurs.up.wallMs)}; ${msOrNa(bigOurs.up.pluginCpuMs && bigOurs.up.pluginCpuMs / SIZES.scale)}; ${mibOrNa(bigOurs.up.pluginPeakRss)}`,
+                reference: `requests-only: ${report.ms(bigReqs.up.wallMs)}; ${msOrNa(bigReqs.up.pluginCpuMs && bigReqs.up.pluginCpuMs / SIZES.scale)}; ${mibOrNa(bigReqs.up.pluginPeakRss)}`,
+                goal: "",
+                met: "–",
+            },
+        );
+    }
+    const first = runs.ours[0];
+    const perOp = (p: Pass) => {
+        const parts = Object.entries(p.requests.byMethod).map(([m, c]) => `${m} ${+(c / p.n).toFixed(2)}`);
+        return `${+(p.requests.requests / p.n).toFixed(2)} (${parts.join(" + ") || "none"})`;
+    };
+    const failed = runs.ours.reduce((sum, l) => sum + l.up.requests.failed + l.refresh.requests.failed, 0);
     const details = [
-        `requests per create: ${perOp(ours[0].up)}; per refresh: ${perOp(ours[0].refresh)}; ` +
-            `most in flight at the simulator: ${ours[0].up.requests.maxInFlight}; failed requests: ${failed}${at}`,
-        passLine("up", "up"),
-        passLine("refresh", "refresh"),
-        `stack of ${SIZES.scale} in one plugin${at}: up ${bigRatio(big.up)} × floor, refresh ${bigRatio(big.refresh)} × floor; ` +
-            `preview ${report.ms(big.preview.wallMs)}, plugin CPU per previewed resource ` +
-            `${previewCpu === undefined ? "n/a" : report.ms(previewCpu / SIZES.scale)}; ` +
-            `RSS at the end ${big.memory ? report.mib(big.memory.current) : "n/a"}`,
+        `requests per create: ${perOp(first.up)}; per refresh: ${perOp(first.refresh)}; most requests in flight at the API: ` +
+            `${first.up.requests.maxInFlight} (up), ${first.refresh.requests.maxInFlight} (refresh); failed requests: ${failed}${at}`,
+        `floor (requests × ${LATENCY_MS} ms ÷ most in flight), ours${at}: up ${report.ms(floorMs(first.up))}, refresh ${report.ms(floorMs(first.refresh))}; ` +
+            `wall ÷ floor: up ${report.ratio(wall("ours", "up") / floorMs(first.up))}, refresh ${report.ratio(wall("ours", "refresh") / floorMs(first.refresh))}`,
     ];
     return { rows, details };
 }
@@ -317,87 +245,54 @@ async function main(): Promise<void> {
     const started = new Date();
     const sdkVersion = (installedRequire("@pulumi/pulumi/package.json") as { version: string }).version;
     const m = report.machine(sdkVersion);
-    log(`${QUICK ? "quick" : "full"} run on ${report.machineLine(m)}`);
+    const cli = pulumiCli();
+    const cliVersion = (await import("node:child_process"))
+        .execFileSync(cli, ["version"], { encoding: "utf8", env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" } })
+        .trim();
+    log(`${QUICK ? "quick" : "full"} run on ${report.machineLine(m)}; pulumi ${cliVersion}`);
     log(`parallelism: ${PARALLELS.map(parallelLabel).join(" and ")}`);
 
     let project: BaselineProject | undefined;
     try {
-        log("serialized provider size");
-        const size = await sizes({ freshProject: !QUICK });
-
         await startSimulator();
         project = writeBaselineProject(root);
-        const cwd = project.dir;
-        const texts: Texts = {
-            ours: size.installedText,
-            wait: await serializeProvider(project.load(WAIT_PROVIDER)),
-            requests: await serializeProvider(project.load(REQUESTS_PROVIDER)),
-            byValue: "text" in size.byValue ? size.byValue.text : undefined,
-        };
-        const emptyText = await serializeProvider(project.load(EMPTY_PROVIDER));
+        log("the serialized provider, from a real stack's state");
+        const size = await sizes(project.dir, { freshProject: !QUICK });
 
         const measured: AtParallel[] = [];
-        for (const parallel of PARALLELS) measured.push(await measureAt(parallel, cwd, texts));
+        for (const parallel of PARALLELS) measured.push(await measureAt(parallel, project.dir));
 
-        log(`cold start, ${SIZES.coldReps} runs each`);
-        const cold = await coldStarts(cwd, size.installedText, emptyText, SIZES.coldReps);
-
-        // -- the table ----------------------------------------------------------------------------
-        // Each run of ours against the empty provider's run next to it, in time: the same load.
-        const coldRatios = cold.ours.map((t, i) => t / cold.empty[i]);
-        const emptyPeak = cold.emptyMemory.length ? median(cold.emptyMemory) : undefined;
-        const byValueCell =
-            "bytes" in size.byValue
-                ? `by value (checkout's dist module): ${report.bytes(size.byValue.bytes)}; ${measured[0].big.byValueLoads}`
-                : `by value (checkout's dist module): fails: ${size.byValue.error}`;
-        const sections = measured.map((a) => section(a, emptyPeak));
+        const sections = measured.map(section);
         const rows: report.Row[] = [
             {
                 n: "1",
-                figure: "serialized provider per resource (installed from npm pack)",
-                value: report.bytes(size.installed),
-                reference: byValueCell,
-                goal: "≤ 2 KB",
-                met: met(size.installed <= GOALS.bytes),
+                figure: "serialized provider per resource, in `pulumi stack export`",
+                value: report.bytes(size.connection),
+                reference: `LegacyWebhook ${report.bytes(size.legacy)}; a secret in either: ${size.secretInProvider ? "YES" : "no"}`,
+                goal: "≤ 2 KB, no secret",
+                met: met(size.connection <= GOALS.bytes && !size.secretInProvider),
             },
             ...sections.flatMap((s) => s.rows),
-            {
-                n: "6",
-                figure: "cold start (spawn → first Check answered) ÷ empty provider's",
-                value: spread(coldRatios, report.ratio),
-                reference: `${report.ms(median(cold.ours))} vs ${report.ms(median(cold.empty))} (medians of ${SIZES.coldReps})`,
-                goal: "≤ 1.2",
-                met: met(median(coldRatios) <= GOALS.cold),
-            },
         ];
-
         const setup = [
+            `Pulumi: the pulumi CLI ${cliVersion} (\`npm run pulumi-path\`), run as a user runs it, hermetically (file backend, PULUMI_HOME in a temporary folder); its dynamic-provider plugin, and the program run by @pulumi/pulumi ${sdkVersion}. Every command starts a fresh plugin. "The CLI's default" parallelism is what \`pulumi up\` uses without \`--parallel\`; the most requests the API saw at once is given below.`,
             `ChatBot API: the package's simulator (\`pulumi-chatbot/testing\`) in a child process, answering every request after ${LATENCY_MS} ms.`,
-            `Pulumi: the real dynamic-provider plugin of @pulumi/pulumi, driven over gRPC by the engine stand-in (tests/engine), at ${PARALLELS.map((p) => `${p} steps at once`).join(" and at ")} (as \`--parallel\`; the engine's default on this machine is 4 × ${defaultParallelism() / 4} CPUs = ${defaultParallelism()}), the plugin started in a project folder whose node_modules resolve to the root's, with pulumi-chatbot installed from \`npm pack\` output.`,
-            `Floor of a pass = requests the simulator logged × ${LATENCY_MS} ms ÷ the parallelism: the time the API alone needs. The ratio wall ÷ floor is what the plugin, the stand-in and the provider add.`,
-            `"Fresh plugin": a new plugin process per command, as \`pulumi up\` and \`pulumi refresh\` start one; it loads the provider (and zod, undici) inside the timed pass. "Warm": a second pass in the same process.`,
-            `Reference for up and refresh: a provider that makes no request and computes nothing, it only waits as long per operation as ours spent on the API; it shows what the plugin and the stand-in cost on this machine, which no provider change can remove. The provider's own CPU is the plugin's CPU with ours minus with the reference. The stand-in is Node (the real engine is Go), and shares the machine's cores with the plugin.`,
-            `Second reference: a requests-only provider, which makes the same requests as ours with undici (POST and read-back GET per create, GET per refresh) and nothing else. Ours minus it is the provider's own logic (validation, envelope and write checks, secret handling); it minus the waiting-only provider is what the requests cost.`,
-            `Cold start: from spawning the plugin to its answer to the first Check (after Configure), against a provider module that does nothing, both started in the same folder, alternating which goes first; the ratio is the median of each run of ours over the empty provider's run next to it. The empty provider's peak RSS after that Check is issue 8's memory reference; the waiting-only and requests-only providers' after the same big stack are shown beside it.`,
-            `Medians over runs where there are several (range in brackets).`,
+            `Wall time: the whole \`pulumi\` command, CLI start and program included, as a pipeline waits for it.`,
+            `Plugin CPU and peak RSS: of the dynamic-provider plugin process the CLI starts, sampled from /proc every 20 ms (CPU at its last sample, VmHWM at its peak).`,
+            `References, through the same CLI, plugin and program, with the same inputs and secret marks: the requests-only provider sends the same requests as ours (POST and read-back GET per create, GET per refresh) with undici and does nothing else (no validation, envelope or write checks, retries, secret handling); the waiting-only provider sends nothing and only waits as long per operation as ours spent on the API. Goals are ratios to the requests-only reference.`,
+            `Medians over ${SIZES.reps} run(s) of each subject, alternating their order (range in brackets).`,
         ];
         const details = [
             ...sections.flatMap((s) => s.details),
-            `cold start: spawn → port (the SDK's own start) ${report.ms(median(cold.oursPort))} (ours) vs ` +
-                `${report.ms(median(cold.emptyPort))} (empty); port → first Check answered ` +
-                `${report.ms(median(cold.ours.map((t, i) => t - cold.oursPort[i])))} vs ` +
-                `${report.ms(median(cold.empty.map((t, i) => t - cold.emptyPort[i])))}; every run: ours ` +
-                `${cold.ours.map((x) => Math.round(x)).join(", ")} ms, empty ${cold.empty.map((x) => Math.round(x)).join(", ")} ms`,
-            `serialized: ${JSON.stringify(size.installedText.split("\n").find((l) => l.includes("require(")) ?? "")}; ` +
-                `LegacyWebhook ${report.bytes(size.legacy)}; node_modules/pulumi-chatbot is the \`npm pack\` output: ` +
-                `${size.packMatch}; ${size.freshProject}`,
-            `load average at the end: ${report.machine(sdkVersion).load} (other work on the machine inflates every ratio)`,
+            `serialized: ${JSON.stringify(size.connectionText.split("\n").find((l) => l.includes("require(")) ?? "")}; ` +
+                `node_modules/pulumi-chatbot is the \`npm pack\` output: ${size.packMatch}; ${size.freshProject}`,
+            `load average at the end: ${report.machine(sdkVersion).load} (other work on the machine inflates every figure)`,
         ];
 
         const table = report.textTable(rows);
         process.stdout.write(
-            `\npulumi-chatbot benchmarks (${QUICK ? "--quick: small sizes, goals not compared" : "full run"})\n` +
-                `machine: ${report.machineLine(m)}\n\n${table}\n\n${details.map((d) => `- ${d}`).join("\n")}\n`,
+            `\npulumi-chatbot benchmarks under the real pulumi CLI (${QUICK ? "--quick: small sizes, goals not compared" : "full run"})\n` +
+                `machine: ${report.machineLine(m)}; pulumi ${cliVersion}\n\n${table}\n\n${details.map((d) => `- ${d}`).join("\n")}\n`,
         );
         const markdown = report.markdownReport({
             title: QUICK ? "pulumi-chatbot benchmarks (quick run)" : "pulumi-chatbot benchmarks",

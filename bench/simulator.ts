@@ -1,8 +1,7 @@
 /**
  * The ChatBot API simulator (`pulumi-chatbot/testing`, as installed) in a child process of its
- * own. The real API is remote: its work must not run on the engine stand-in's event loop, where it
- * would delay the engine's calls and its own latency timers. The parent asks it over IPC to reset
- * and to report its request log.
+ * own, as the real API is remote: its work must not share a process with the bench's timers.
+ * The parent asks it over IPC to reset and to report its request log.
  *
  * Run as a script, this file is the child.
  */
@@ -77,7 +76,8 @@ export class RemoteSimulator {
         }
     }
 
-    /** Forgets the request log and the in-flight peak. */
+    /** Forgets the request log and the in-flight peak. The connections stay: a stack's refresh
+     *  reads what its up made. */
     async reset(): Promise<void> {
         await this.ask("reset");
     }

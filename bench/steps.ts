@@ -1,96 +1,62 @@
 /**
- * The benchmark's steps: the processes it starts (plugins, the simulator) and how each figure is
- * measured. bench/run.ts runs them and prints the table.
+ * The benchmark's steps, each a real `pulumi` command (scripts/pulumiStack.ts: the pinned CLI or
+ * the one on PATH, hermetic) on a program of n connections, and how each figure is measured: the
+ * command's wall time, and the CPU and peak memory of the dynamic-provider plugin the CLI starts
+ * for it, sampled from /proc. bench/run.ts runs them and prints the table.
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { defaultParallelism, Engine, type ResourceState } from "../tests/engine/engine";
-import { secret, startProviderPlugin, type PropertyMap, type ProviderPlugin } from "../tests/engine/plugin";
-import { serializeProvider } from "../tests/engine/serialize";
-import { installedRequire, root } from "../tests/support";
-import { pool, processCpuMs, processMemory, since, withTimeout } from "./measure";
+import { createRequire } from "node:module";
+import { PulumiStack, type RunResult } from "../scripts/pulumiStack";
+import { processCpuMs, processMemory, since } from "./measure";
 import { RemoteSimulator, type RequestStats } from "./simulator";
+
+export const root = path.resolve(__dirname, "..");
+/** `require` as a program in the root sees it: the installed package, not the checkout. */
+export const installedRequire = createRequire(path.join(root, "node_modules", "_bench_.js"));
 
 /** The simulator's delay before every answer. */
 export const LATENCY_MS = 50;
+
+/** `--parallel` of every command: undefined is the CLI's own default. */
+export type Parallel = number | undefined;
+
 /**
- * Resource operations at once, as `pulumi up --parallel`. Without a flag the bench measures at the
- * engine's default (4 × CPUs, or PULUMI_PARALLEL; tests/engine/engine.ts) and at 16, one after the
+ * Without a flag the bench measures at the CLI's default parallelism and at 16, one after the
  * other in the same run; `npm run bench -- --parallel=<n|default>` measures at that one only.
  */
 export const PARALLELS = parallelsFromArgs(process.argv);
 
-function parallelsFromArgs(argv: string[]): number[] {
+function parallelsFromArgs(argv: string[]): Parallel[] {
     const arg = argv.find((a) => a.startsWith("--parallel="))?.slice("--parallel=".length);
-    if (arg === undefined) return [...new Set([defaultParallelism(), 16])];
-    if (arg === "default") return [defaultParallelism()];
+    if (arg === undefined) return [undefined, 16];
+    if (arg === "default") return [undefined];
     const n = Number(arg);
     if (!Number.isInteger(n) || n < 1)
         throw new Error(`--parallel must be a positive integer or "default", not ${arg}`);
     return [n];
 }
 
-/** How a parallelism reads in the report: "8 (the default)" or "16". */
-export function parallelLabel(parallel: number): string {
-    return parallel === defaultParallelism() ? `${parallel} (the default)` : String(parallel);
+/** How a parallelism reads in the report: "the CLI's default parallelism" or "--parallel 16". */
+export function parallelLabel(parallel: Parallel): string {
+    return parallel === undefined ? "the CLI's default parallelism" : `--parallel ${parallel}`;
 }
 
-export const TYPE = "pulumi-nodejs:dynamic/chatbot:WebhookConnection";
-export const MODULE = "pulumi-chatbot/providers/webhookConnection";
-const STORY = "5f3c0d1e2a4b6c8d9e0f1a2b";
-const SECRET_OUTPUTS = { additionalSecretOutputs: ["token", "headers", "auth"] };
-
-/** Inputs as the SDK registers them for `new WebhookConnection(name, {storyId, url, token, headers, auth})`. */
-export function connectionInputs(provider: string, name: string): PropertyMap {
-    return {
-        storyId: STORY,
-        name,
-        url: `https://backend.example.com/hooks/${name}`,
-        token: secret(`token-${name}-0123456789abcdef`),
-        headers: secret({ "X-Env": "prod", "X-Key": `key-${name}` }),
-        auth: secret({ username: "bot", password: `pw-${name}` }),
-        __provider: provider,
-    };
-}
+/** What a program of the bench declares: ours, or one of the reference providers of ./baselines.ts. */
+export type SubjectName = "ours" | "waiting-only" | "requests-only";
 
 // ---------------------------------------------------------------------------------------------
-// Processes: every plugin and the simulator are closed in `finally`; the exit hook and the
-// watchdog kill whatever is left.
+// Processes: every stack's scratch folder and the simulator are removed in `finally`; the exit
+// hook and the watchdog kill whatever is left.
 
-const plugins = new Set<ProviderPlugin>();
 let sim: RemoteSimulator | undefined;
-
-async function startPlugin(cwd: string, env: Record<string, string | undefined>): Promise<ProviderPlugin> {
-    const plugin = await startProviderPlugin({ cwd, env, startTimeoutMs: 30_000, rpcTimeoutMs: 60_000 });
-    plugins.add(plugin);
-    return plugin;
-}
-
-async function closePlugin(plugin: ProviderPlugin): Promise<void> {
-    plugins.delete(plugin);
-    await plugin.close();
-}
-
-export async function withPlugin<T>(
-    cwd: string,
-    env: Record<string, string | undefined>,
-    use: (p: ProviderPlugin) => Promise<T>,
-): Promise<T> {
-    const plugin = await startPlugin(cwd, env);
-    try {
-        // The engine configures a provider before its first step.
-        await plugin.configure({});
-        return await use(plugin);
-    } finally {
-        await closePlugin(plugin);
-    }
-}
+const stacks = new Set<PulumiStack>();
+const running = new Set<number>();
 
 export function killLeftovers(): void {
-    const pids = [...[...plugins].map((p) => p.pid), sim?.pid];
-    for (const pid of pids) {
+    for (const pid of [...running, sim?.pid]) {
         if (pid === undefined) continue;
         try {
             process.kill(pid, "SIGKILL");
@@ -100,136 +66,229 @@ export function killLeftovers(): void {
     }
 }
 
-/** The plugin's environment: the simulator's address and token, no other CHATBOT_ or BENCH_ setting. */
-export function pluginEnv(extra: Record<string, string> = {}): Record<string, string | undefined> {
-    const env: Record<string, string | undefined> = {};
-    for (const k of Object.keys(process.env)) if (/^(CHATBOT|BENCH)_/.test(k)) env[k] = undefined;
-    const api = simulator();
-    return { ...env, CHATBOT_TOKEN: api.token, CHATBOT_API_URL: api.url, ...extra };
-}
-
-// ---------------------------------------------------------------------------------------------
-// One timed pass: n steps at a parallelism, with the simulator's request log and the plugin's CPU.
-
-export interface Pass {
-    n: number;
-    /** Steps at once. */
-    parallel: number;
-    wallMs: number;
-    /** CPU the plugin process used during the pass. */
-    pluginCpuMs: number | undefined;
-    requests: RequestStats;
-    /** How many steps ended how ("create", "same", ...). */
-    outcomes: Record<string, number>;
-}
-
-export async function timedPass(
-    plugin: ProviderPlugin,
-    n: number,
-    parallel: number,
-    step: (i: number) => Promise<string>,
-): Promise<Pass> {
-    const api = simulator();
-    await api.reset();
-    const cpu0 = processCpuMs(plugin.pid);
-    const t0 = performance.now();
-    const results = await withTimeout(
-        pool(n, parallel, step),
-        60_000 + (n * 4 * LATENCY_MS * 10) / parallel,
-        `${n} steps`,
-    );
-    const wallMs = since(t0);
-    const cpu1 = processCpuMs(plugin.pid);
-    const outcomes: Record<string, number> = {};
-    for (const r of results) outcomes[r] = (outcomes[r] ?? 0) + 1;
-    return {
-        n,
-        parallel,
-        wallMs,
-        pluginCpuMs: cpu0 !== undefined && cpu1 !== undefined ? cpu1 - cpu0 : undefined,
-        requests: await api.stats(),
-        outcomes,
-    };
-}
-
 function simulator(): RemoteSimulator {
     if (!sim) throw new Error("the simulator is not running");
     return sim;
 }
 
-/** Starts the simulator every step uses. */
 export async function startSimulator(): Promise<void> {
     sim = await RemoteSimulator.start(LATENCY_MS);
 }
 
-/** Closes every plugin still open and the simulator. */
 export async function stopAll(): Promise<void> {
-    for (const p of [...plugins]) await closePlugin(p).catch(() => undefined);
+    for (const s of [...stacks]) disposeStack(s);
     await sim?.close().catch(() => undefined);
     sim = undefined;
 }
 
-/** The floor of a pass: its API time spread over as many lanes as steps run at once. */
-export function floorMs(pass: Pick<Pass, "requests" | "parallel">): number {
-    return (pass.requests.requests * LATENCY_MS) / pass.parallel;
+/** A stack of the bench program in `projectDir`, declaring `count` connections of `subject`. */
+export async function benchStack(
+    projectDir: string,
+    subject: SubjectName,
+    count: number,
+    prefix: string,
+): Promise<PulumiStack> {
+    const api = simulator();
+    const stack = await PulumiStack.create({
+        projectDir,
+        stack: `${subject}-${prefix}`,
+        config: { subject, count: String(count), prefix },
+        // Every provider reads the API's address and token from the environment, and no other
+        // CHATBOT_ or BENCH_ setting of the caller's reaches the plugin.
+        env: {
+            ...Object.fromEntries(
+                Object.keys(process.env)
+                    .filter((k) => /^(CHATBOT|BENCH)_/.test(k))
+                    .map((k) => [k, undefined]),
+            ),
+            CHATBOT_TOKEN: api.token,
+            CHATBOT_API_URL: api.url,
+        },
+    });
+    stacks.add(stack);
+    return stack;
 }
 
-function expectOnly(pass: Pass, outcome: string, what: string): void {
-    const other = Object.entries(pass.outcomes).filter(([k]) => k !== outcome);
-    if (other.length > 0)
-        throw new Error(`${what}: expected ${pass.n} × ${outcome}, got ${JSON.stringify(pass.outcomes)}`);
+export function disposeStack(stack: PulumiStack): void {
+    stacks.delete(stack);
+    stack.dispose();
 }
 
 // ---------------------------------------------------------------------------------------------
-// Figure 1: serialized provider size
+// One timed command, with the simulator's request log and the plugin's CPU and memory.
+
+export interface Pass {
+    command: string;
+    n: number;
+    wallMs: number;
+    /** CPU the dynamic-provider plugin used, from its start to its last sample. */
+    pluginCpuMs: number | undefined;
+    /** The plugin's peak resident memory (VmHWM). */
+    pluginPeakRss: number | undefined;
+    requests: RequestStats;
+    /** The engine's summary: op → count. */
+    changes: Record<string, number>;
+}
+
+export async function timed(
+    stack: PulumiStack,
+    command: "up" | "refresh" | "preview",
+    n: number,
+    parallel: Parallel,
+    env: Record<string, string> = {},
+): Promise<Pass> {
+    const api = simulator();
+    await api.reset();
+    const watch = new PluginWatch();
+    const t0 = performance.now();
+    let r: RunResult;
+    try {
+        r = await stack.run(command, {
+            parallel,
+            env,
+            onStart: (pid) => {
+                running.add(pid);
+                watch.start(pid);
+            },
+        });
+    } finally {
+        watch.stop();
+        for (const pid of running) running.delete(pid);
+    }
+    const wallMs = since(t0);
+    if (r.code !== 0) throw new Error(`pulumi ${command} exited ${r.code}:\n${r.stdout.slice(-2000)}\n${r.stderr}`);
+    return {
+        command,
+        n,
+        wallMs,
+        pluginCpuMs: watch.cpuMs,
+        pluginPeakRss: watch.peakRss,
+        requests: await api.stats(),
+        changes: r.changes,
+    };
+}
+
+/**
+ * The dynamic-provider plugin the CLI starts (a child of the CLI running
+ * `@pulumi/pulumi/cmd/dynamic-provider`), sampled every 20 ms until the command ends: its last
+ * CPU figure and its peak memory. The plugin idles after its last step, so the CPU it uses
+ * between the last sample and its exit is nothing to speak of.
+ */
+class PluginWatch {
+    cpuMs: number | undefined;
+    peakRss: number | undefined;
+    private timer: NodeJS.Timeout | undefined;
+    private plugins = new Set<number>();
+
+    start(cliPid: number): void {
+        const cpu = new Map<number, number>();
+        this.timer = setInterval(() => {
+            for (const pid of childrenOf(cliPid)) if (isPlugin(pid)) this.plugins.add(pid);
+            for (const pid of this.plugins) {
+                const c = processCpuMs(pid);
+                if (c !== undefined) cpu.set(pid, c);
+                const m = processMemory(pid);
+                if (m) this.peakRss = Math.max(this.peakRss ?? 0, m.peak);
+            }
+            if (cpu.size > 0) this.cpuMs = [...cpu.values()].reduce((a, b) => a + b, 0);
+        }, 20);
+    }
+
+    stop(): void {
+        clearInterval(this.timer);
+    }
+}
+
+function childrenOf(pid: number): number[] {
+    try {
+        return fs
+            .readdirSync(`/proc/${pid}/task`)
+            .flatMap((tid) => fs.readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").split(" "))
+            .filter((s) => s.trim() !== "")
+            .map(Number);
+    } catch {
+        return [];
+    }
+}
+
+function isPlugin(pid: number): boolean {
+    try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("dynamic-provider");
+    } catch {
+        return false;
+    }
+}
+
+/** The summary counts the stack's own `pulumi:pulumi:Stack` resource besides the n connections. */
+export function expectChanges(pass: Pass, op: string): void {
+    const other = Object.entries(pass.changes).filter(([k, v]) => k !== op && v > 0);
+    if (other.length > 0 || pass.changes[op] !== pass.n + 1)
+        throw new Error(`pulumi ${pass.command}: expected ${pass.n} × ${op}, got ${JSON.stringify(pass.changes)}`);
+}
+
+/** The floor of a pass: its API time spread over as many lanes as steps ran at once. */
+export function floorMs(pass: Pass): number {
+    return (pass.requests.requests * LATENCY_MS) / Math.max(1, pass.requests.maxInFlight);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Figure 1: the serialized provider, as the real CLI stores it in state
 
 export interface SizeFigures {
-    installed: number;
-    installedText: string;
+    /** `__provider` of a WebhookConnection and of a LegacyWebhook in `stack export`. */
+    connection: number;
+    connectionText: string;
     legacy: number;
-    /** The checkout's dist module object, which the SDK copies by value. */
-    byValue: { bytes: number; text: string } | { error: string };
+    /** Whether any secret value shows in the serialized providers. */
+    secretInProvider: boolean;
     /** node_modules/pulumi-chatbot holds exactly what `npm pack` packs now. */
     packMatch: string;
     /** Serialized in a fresh project that installed the tarball (full runs only). */
     freshProject: string;
 }
 
-export async function sizes(opts: { freshProject: boolean }): Promise<SizeFigures> {
-    const installedText = await serializeProvider(installedRequire(MODULE) as object);
-    const legacyText = await serializeProvider(installedRequire("pulumi-chatbot/providers/legacyWebhook") as object);
-    let byValue: SizeFigures["byValue"];
+export async function sizes(projectDir: string, opts: { freshProject: boolean }): Promise<SizeFigures> {
+    const stack = await benchStack(projectDir, "ours", 1, "size");
     try {
-        const checkout = require(path.join(root, "dist", "resources", "webhookConnection.js")) as object;
-        const text = await serializeProvider(checkout);
-        byValue = { bytes: Buffer.byteLength(text), text };
-    } catch (e) {
-        byValue = { error: firstLine(e) };
-    }
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-chatbot-bench-"));
-    try {
-        const packed = JSON.parse(
-            execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", tmp], {
-                cwd: root,
-                encoding: "utf8",
-                stdio: ["ignore", "pipe", "pipe"],
-                timeout: 120_000,
-            }),
-        ) as Array<{ filename: string; files: Array<{ path: string; size: number }> }>;
-        const packMatch = comparePack(packed[0].files);
-        const freshProject = !opts.freshProject
-            ? "not checked in --quick"
-            : verifyInFreshProject(path.join(tmp, packed[0].filename), tmp, installedText);
-        return {
-            installed: Buffer.byteLength(installedText),
-            installedText,
-            legacy: Buffer.byteLength(legacyText),
-            byValue,
-            packMatch,
-            freshProject,
+        await stack.setConfig({ legacy: "true" });
+        const up = await stack.run("up");
+        if (up.code !== 0) throw new Error(`pulumi up of the size stack exited ${up.code}:\n${up.stderr}`);
+        const resources = (await stack.export(true)).deployment.resources ?? [];
+        const providerOf = (type: string) => {
+            const r = resources.find((x) => x.type === type);
+            const text = r?.outputs?.__provider;
+            if (typeof text !== "string") throw new Error(`no ${type} with a __provider in the export`);
+            return text;
         };
+        const connectionText = providerOf("pulumi-nodejs:dynamic/chatbot:WebhookConnection");
+        const legacyText = providerOf("pulumi-nodejs:dynamic/chatbot:LegacyWebhook");
+        const secrets = [simulator().token, "token-size-0", "pw-size-0", "key-size-0"];
+        const secretInProvider = secrets.some((s) => connectionText.includes(s) || legacyText.includes(s));
+        const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-chatbot-bench-"));
+        try {
+            const packed = JSON.parse(
+                execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", tmp], {
+                    cwd: root,
+                    encoding: "utf8",
+                    stdio: ["ignore", "pipe", "pipe"],
+                    timeout: 120_000,
+                }),
+            ) as Array<{ filename: string; files: Array<{ path: string; size: number }> }>;
+            return {
+                connection: Buffer.byteLength(connectionText),
+                connectionText,
+                legacy: Buffer.byteLength(legacyText),
+                secretInProvider,
+                packMatch: comparePack(packed[0].files),
+                freshProject: !opts.freshProject
+                    ? "not checked in --quick"
+                    : verifyInFreshProject(path.join(tmp, packed[0].filename), tmp, connectionText),
+            };
+        } finally {
+            fs.rmSync(tmp, { recursive: true, force: true });
+        }
     } finally {
-        fs.rmSync(tmp, { recursive: true, force: true });
+        disposeStack(stack);
     }
 }
 
@@ -253,7 +312,8 @@ function comparePack(files: Array<{ path: string; size: number }>): string {
 
 /**
  * Installs the tarball and the same @pulumi/pulumi into an empty project (from npm's cache where
- * it can: with --offline npm cannot resolve the peer range without a cached packument), serializes the provider there as a program would, and compares with ours.
+ * it can), serializes the provider there as the SDK does for a program, and compares with what
+ * the CLI stored.
  */
 function verifyInFreshProject(tarball: string, tmp: string, expected: string): string {
     const project = path.join(tmp, "project");
@@ -283,7 +343,7 @@ function verifyInFreshProject(tarball: string, tmp: string, expected: string): s
     }
     const script =
         `const pulumi = require("@pulumi/pulumi");` +
-        `const provider = require(${JSON.stringify(MODULE)});` +
+        `const provider = require("pulumi-chatbot/providers/webhookConnection");` +
         `pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true })` +
         `.then((f) => process.stdout.write(f.text), (e) => { console.error(e.message); process.exit(1); });`;
     const text = execFileSync(process.execPath, ["-e", script], {
@@ -297,154 +357,6 @@ function verifyInFreshProject(tarball: string, tmp: string, expected: string): s
         : `NO: ${Buffer.byteLength(text)} bytes in a fresh project that installed the tarball: ${JSON.stringify(text.slice(0, 200))}`;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Figures 2 and 3: up and refresh, each in a fresh plugin (as `pulumi up` and `pulumi refresh`
-// start one), then once more in the same, warm plugin.
-
-export interface Lifecycle {
-    up: Pass;
-    upWarm: Pass;
-    refresh: Pass;
-    refreshWarm: Pass;
-}
-
-export interface Subject {
-    provider: string;
-    cwd: string;
-    env: Record<string, string | undefined>;
-}
-
-export async function lifecycle(subject: Subject, rep: number, n: number, parallel: number): Promise<Lifecycle> {
-    const names = (set: string) => Array.from({ length: n }, (_, i) => `${set}-${rep}-${i}`);
-    const first = names("a");
-    const second = names("b");
-    const register = (engine: Engine, name: string) =>
-        engine.register(TYPE, name, connectionInputs(subject.provider, name), SECRET_OUTPUTS).then((r) => r.op);
-
-    let state: Map<string, ResourceState> = new Map();
-    const [up, upWarm] = await withPlugin(subject.cwd, subject.env, async (plugin) => {
-        const engine = new Engine(plugin, { parallel });
-        const cold = await timedPass(plugin, n, parallel, (i) => register(engine, first[i]));
-        expectOnly(cold, "create", "up");
-        const warm = await timedPass(plugin, n, parallel, (i) => register(engine, second[i]));
-        expectOnly(warm, "create", "up (warm plugin)");
-        state = engine.state;
-        return [cold, warm];
-    });
-    const urns = first.map((name) => urnOf(state, name));
-    const [refresh, refreshWarm] = await withPlugin(subject.cwd, subject.env, async (plugin) => {
-        const engine = new Engine(plugin, { parallel });
-        for (const urn of urns) engine.state.set(urn, state.get(urn) as ResourceState);
-        const cold = await timedPass(plugin, n, parallel, (i) => engine.refresh(urns[i]).then((r) => r.kind));
-        expectOnly(cold, "same", "refresh");
-        const warm = await timedPass(plugin, n, parallel, (i) => engine.refresh(urns[i]).then((r) => r.kind));
-        expectOnly(warm, "same", "refresh (warm plugin)");
-        return [cold, warm];
-    });
-    return { up, upWarm, refresh, refreshWarm };
-}
-
-export function urnOf(state: Map<string, ResourceState>, name: string): string {
-    for (const [urn, s] of state) if (s.name === name) return urn;
-    throw new Error(`no resource ${name} in state`);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Figures 4 and 5: a stack of `scale` connections in one plugin: up, preview, refresh; its peak RSS.
-
-export interface Scale {
-    up: Pass;
-    preview: Pass;
-    refresh: Pass;
-    memory: { peak: number; current: number } | undefined;
-    /** What the plugin makes of the by-value provider text. */
-    byValueLoads: string;
-}
-
-export async function scale(
-    cwd: string,
-    provider: string,
-    byValueText: string | undefined,
-    n: number,
-    parallel: number,
-): Promise<Scale> {
-    return withPlugin(cwd, pluginEnv(), async (plugin) => {
-        const engine = new Engine(plugin, { parallel });
-        const names = Array.from({ length: n }, (_, i) => `s-${i}`);
-        const register = (name: string, preview: boolean) =>
-            engine
-                .register(TYPE, name, connectionInputs(provider, name), { ...SECRET_OUTPUTS, preview })
-                .then((r) => r.op);
-        const up = await timedPass(plugin, n, parallel, (i) => register(names[i], false));
-        expectOnly(up, "create", "up");
-        const preview = await timedPass(plugin, n, parallel, (i) => register(names[i], true));
-        const urns = names.map((name) => urnOf(engine.state, name));
-        const refresh = await timedPass(plugin, n, parallel, (i) => engine.refresh(urns[i]).then((r) => r.kind));
-        expectOnly(refresh, "same", "refresh");
-        const memory = processMemory(plugin.pid);
-        let byValueLoads = "not serializable";
-        if (byValueText !== undefined) {
-            try {
-                const r = await plugin.check(
-                    engine.urn(TYPE, "by-value"),
-                    {},
-                    connectionInputs(byValueText, "by-value"),
-                );
-                byValueLoads = r.failures.length === 0 ? "loads and checks" : `check failed: ${r.failures[0].reason}`;
-            } catch (e) {
-                byValueLoads = `fails in the plugin: ${firstLine(e)}`;
-            }
-        }
-        return { up, preview, refresh, memory, byValueLoads };
-    });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Figure 6: cold start, spawn to the first Check answered, ours against a provider that does nothing.
-
-export interface ColdStart {
-    /** Spawn to first Check answered, per run. */
-    ours: number[];
-    empty: number[];
-    /** Spawn to port printed (the SDK's own start), per run. */
-    oursPort: number[];
-    emptyPort: number[];
-    /** Peak RSS of the plugin after its first Check. */
-    oursMemory: number[];
-    emptyMemory: number[];
-}
-
-export async function coldStarts(cwd: string, ours: string, empty: string, reps: number): Promise<ColdStart> {
-    const out: ColdStart = { ours: [], empty: [], oursPort: [], emptyPort: [], oursMemory: [], emptyMemory: [] };
-    for (let r = 0; r < reps; r++) {
-        // Alternate which goes first, so a drift in the machine's load favours neither.
-        const order: Array<"ours" | "empty"> = r % 2 === 0 ? ["empty", "ours"] : ["ours", "empty"];
-        for (const kind of order) {
-            const provider = kind === "ours" ? ours : empty;
-            const t0 = performance.now();
-            const plugin = await startPlugin(cwd, pluginEnv());
-            try {
-                await plugin.configure({});
-                const res = await plugin.check(
-                    `urn:pulumi:dev::bench::${TYPE}::cold`,
-                    {},
-                    connectionInputs(provider, "cold"),
-                );
-                const total = since(t0);
-                if (res.failures.length > 0) throw new Error(`check failed: ${JSON.stringify(res.failures)}`);
-                out[kind].push(total);
-                out[kind === "ours" ? "oursPort" : "emptyPort"].push(plugin.startupMs);
-                const mem = processMemory(plugin.pid);
-                if (mem) out[kind === "ours" ? "oursMemory" : "emptyMemory"].push(mem.peak);
-            } finally {
-                await closePlugin(plugin);
-            }
-        }
-    }
-    return out;
-}
-
-// ---------------------------------------------------------------------------------------------
 export function firstLine(e: unknown): string {
     const msg = e instanceof Error ? e.message : String(e);
     return msg.split("\n")[0].slice(0, 200);
