@@ -12,13 +12,12 @@
  * in a temporary folder (so the user's own `pulumi login` is left alone), no update check and no
  * plugin download.
  */
-import { spawn } from "node:child_process";
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { ChatbotSimulator, type StoredConnection } from "pulumi-chatbot/testing";
-const { pulumiPath: findPulumi } = require("./pulumi-path.js") as { pulumiPath(): string };
+import { PulumiStack, pulumiCli } from "./pulumiStack";
 
 const ROOT = path.resolve(__dirname, "..");
 const EXAMPLE = path.join(ROOT, "examples", "quickstart");
@@ -52,128 +51,99 @@ interface PreviewFlags {
     expectNoChanges?: boolean;
 }
 
-/** The Pulumi commands the quickstart uses. */
-interface PulumiRunner {
-    /** Says how Pulumi runs, for the first lines of output. */
+/**
+ * The quickstart's stack, through the `pulumi` CLI (./pulumiStack.ts: hermetic, a file backend in
+ * a temporary folder). The example is copied to a temporary folder with a `node_modules` link to
+ * this repository's, so the stack's config file (Pulumi.<stack>.yaml) is written beside the copy,
+ * not into examples/.
+ */
+class QuickstartStack {
     readonly description: string;
-    readonly stack: string;
     /** Where the stack's state lives. */
     readonly stateLocation: string;
-    /** `pulumi stack init`. */
-    init(): Promise<void>;
-    /** `pulumi config set [--secret] <key> <value>`. */
-    setConfig(key: string, value: string, secret: boolean): Promise<void>;
-    preview(flags?: PreviewFlags): Promise<Outcome>;
-    /** `pulumi up --yes`. */
-    up(): Promise<Outcome>;
-    /** `pulumi refresh --yes`. */
-    refresh(): Promise<Outcome>;
-    /** `pulumi destroy --yes`. */
-    destroy(): Promise<Outcome>;
-    /** `pulumi stack output`: values as a person sees them, secrets as "[secret]". */
-    outputs(): Promise<Record<string, string>>;
-    /** `pulumi stack rm --yes`, and the temporary folders. */
-    remove(): Promise<void>;
-}
 
-/**
- * The `pulumi` CLI with a local file backend in a temporary folder. The example is copied there
- * with a `node_modules` link to this repository's, so the stack's config file
- * (Pulumi.<stack>.yaml) is written beside the copy, not into examples/.
- */
-class CliRunner implements PulumiRunner {
-    readonly description: string;
-    readonly stack = `quickstart-${crypto.randomBytes(3).toString("hex")}`;
-    readonly stateLocation: string;
-    private readonly dir: string;
-    private readonly projectDir: string;
-    private readonly env: NodeJS.ProcessEnv;
-
-    constructor(private readonly pulumiPath: string) {
-        this.description = `the pulumi CLI (${pulumiPath}) with a local file backend`;
-        this.dir = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-quickstart-"));
-        const backend = path.join(this.dir, "backend");
-        fs.mkdirSync(path.join(this.dir, "home"));
-        this.projectDir = path.join(this.dir, "quickstart");
-        fs.mkdirSync(backend);
-        fs.cpSync(EXAMPLE, this.projectDir, { recursive: true, filter: (src) => !src.includes("node_modules") });
-        fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(this.projectDir, "node_modules"), "dir");
-        this.stateLocation = path.join(backend, ".pulumi", "stacks", PROJECT, `${this.stack}.json`);
-        this.env = {
-            ...process.env,
-            // Instead of `pulumi login file://...`, which would change the user's current login.
-            PULUMI_BACKEND_URL: `file://${backend}`,
-            PULUMI_CONFIG_PASSPHRASE: crypto.randomBytes(16).toString("hex"),
-            PULUMI_HOME: path.join(this.dir, "home"),
-            PULUMI_SKIP_UPDATE_CHECK: "true",
-            PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-            // tsc type-checks the example (npm run typecheck); ts-node only transpiles it here.
-            PULUMI_NODEJS_TRANSPILE_ONLY: "true",
-        };
-        for (const k of Object.keys(this.env)) if (k.startsWith("TS_NODE_")) delete this.env[k];
+    private constructor(
+        private readonly stack: PulumiStack,
+        private readonly copy: string,
+    ) {
+        this.description = `the pulumi CLI (${pulumiCli()}) with a local file backend`;
+        this.stateLocation = path.join(stack.scratch, "backend", ".pulumi", "stacks", PROJECT, `${stack.name}.json`);
     }
 
-    async init(): Promise<void> {
-        await this.ok(["stack", "init", this.stack]);
+    get name(): string {
+        return this.stack.name;
     }
 
-    async setConfig(key: string, value: string, secret: boolean): Promise<void> {
-        // These values are this run's own (random, for a local simulator), so they may go on the
-        // command line; with real secrets, run `pulumi config set --secret <key>` and type the value.
-        await this.ok(["config", "set", ...(secret ? ["--secret"] : []), "--stack", this.stack, "--", key, value]);
+    /** Copies the example and runs `pulumi stack init`. */
+    static async create(): Promise<QuickstartStack> {
+        const copy = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-quickstart-"));
+        const projectDir = path.join(copy, "quickstart");
+        fs.cpSync(EXAMPLE, projectDir, { recursive: true, filter: (src) => !src.includes("node_modules") });
+        fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(projectDir, "node_modules"), "dir");
+        const noTsNode = Object.keys(process.env).filter((k) => k.startsWith("TS_NODE_"));
+        try {
+            const stack = await PulumiStack.create({
+                projectDir,
+                stack: `quickstart-${crypto.randomBytes(3).toString("hex")}`,
+                env: {
+                    // tsc type-checks the example (npm run typecheck); ts-node only transpiles it here.
+                    PULUMI_NODEJS_TRANSPILE_ONLY: "true",
+                    ...Object.fromEntries(noTsNode.map((k) => [k, undefined])),
+                },
+            });
+            return new QuickstartStack(stack, copy);
+        } catch (e) {
+            fs.rmSync(copy, { recursive: true, force: true });
+            throw e;
+        }
+    }
+
+    /** `pulumi config set [--secret]`. These values are this run's own (random, for a local
+     *  simulator); with real secrets, run `pulumi config set --secret <key>` and type the value. */
+    setConfig(key: string, value: string, secret: boolean): Promise<void> {
+        return this.stack.setConfig({ [key]: secret ? { secret: value } : value });
     }
 
     async preview(flags: PreviewFlags = {}): Promise<Outcome> {
-        const args = ["preview", "--json", "--stack", this.stack];
+        const args = ["preview", "--json"];
         if (flags.refresh) args.push("--refresh");
         if (flags.expectNoChanges) args.push("--expect-no-changes");
-        const r = await this.pulumi(args);
+        const r = await this.stack.pulumi(args, { timeoutMs: COMMAND_TIMEOUT_MS });
         return { exitCode: r.code, steps: parsePreviewJson(r.stdout), log: r.stdout + r.stderr };
     }
     up(): Promise<Outcome> {
-        return this.command(["up", "--yes", "--stack", this.stack]);
+        return this.command(["up", "--yes"]);
     }
     refresh(): Promise<Outcome> {
-        return this.command(["refresh", "--yes", "--stack", this.stack]);
+        return this.command(["refresh", "--yes"]);
     }
     destroy(): Promise<Outcome> {
-        return this.command(["destroy", "--yes", "--stack", this.stack]);
+        return this.command(["destroy", "--yes"]);
     }
 
+    /** `pulumi stack output`: values as a person sees them, secrets as "[secret]". */
     async outputs(): Promise<Record<string, string>> {
-        const r = await this.ok(["stack", "output", "--json", "--stack", this.stack]);
-        const values = JSON.parse(r) as Record<string, unknown>;
+        const r = await this.stack.pulumi(["stack", "output", "--json"]);
+        if (r.code !== 0) throw new Error(`pulumi stack output failed (exit ${r.code}): ${r.stderr.trim()}`);
+        const values = JSON.parse(r.stdout) as Record<string, unknown>;
         return Object.fromEntries(
             Object.entries(values).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
         );
     }
 
+    /** `pulumi stack rm --yes`, and the temporary folders. */
     async remove(): Promise<void> {
         try {
-            await this.pulumi(["stack", "rm", "--yes", "--stack", this.stack]);
+            await this.stack.pulumi(["stack", "rm", "--yes"]);
         } finally {
-            fs.rmSync(this.dir, { recursive: true, force: true });
+            this.stack.dispose();
+            fs.rmSync(this.copy, { recursive: true, force: true });
         }
     }
 
     private async command(args: string[]): Promise<Outcome> {
-        const r = await this.pulumi(args);
+        const r = await this.stack.pulumi(args, { timeoutMs: COMMAND_TIMEOUT_MS });
         return { exitCode: r.code, log: r.stdout + r.stderr };
-    }
-
-    private async ok(args: string[]): Promise<string> {
-        const r = await this.pulumi(args);
-        if (r.code !== 0)
-            throw new Error(`pulumi ${args[0]} ${args[1] ?? ""} failed (exit ${r.code}): ${r.stderr.trim()}`);
-        return r.stdout;
-    }
-
-    private pulumi(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-        // Global flags first: after a `--`, they would be taken as values.
-        return runCommand(this.pulumiPath, ["--non-interactive", "--color", "never", ...args], {
-            cwd: this.projectDir,
-            env: this.env,
-        });
     }
 }
 
@@ -195,34 +165,6 @@ function parsePreviewJson(stdout: string): PlannedStep[] | undefined {
     } catch {
         return undefined;
     }
-}
-
-/** Runs a command with a bounded wait; the process is killed when the time is up. */
-function runCommand(
-    command: string,
-    args: string[],
-    opts: { cwd: string; env: NodeJS.ProcessEnv },
-): Promise<{ code: number; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-        const child = spawn(command, args, { cwd: opts.cwd, env: opts.env, stdio: ["ignore", "pipe", "pipe"] });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-        child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-        const timer = setTimeout(() => {
-            child.kill("SIGTERM");
-            setTimeout(() => child.kill("SIGKILL"), 5_000).unref();
-        }, COMMAND_TIMEOUT_MS);
-        child.once("error", (e) => {
-            clearTimeout(timer);
-            reject(e);
-        });
-        child.once("close", (code, signal) => {
-            clearTimeout(timer);
-            if (signal) stderr += `\n(${command} was stopped by ${signal} after ${COMMAND_TIMEOUT_MS} ms)`;
-            resolve({ code: code ?? 1, stdout, stderr });
-        });
-    });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -262,7 +204,7 @@ export async function main(opts: QuickstartOptions = {}): Promise<QuickstartRepo
         lines.push(line);
         (opts.print ?? ((l: string) => process.stdout.write(`${l}\n`)))(line);
     };
-    const pulumi = findPulumi();
+    const pulumi = pulumiCli(); // built first when absent, before the simulator starts
 
     // The secret values of this run: none of them may appear in what is printed.
     const secrets = {
@@ -272,10 +214,10 @@ export async function main(opts: QuickstartOptions = {}): Promise<QuickstartRepo
     const failures: string[] = [];
 
     const sim = await ChatbotSimulator.start({ stories: { [STORY_ID]: "Orders and support" } });
-    let runner: PulumiRunner | undefined;
+    let runner: QuickstartStack | undefined;
     const progress: Progress = { step: "start", deployed: false, destroyed: false, removed: false };
     try {
-        runner = new CliRunner(pulumi);
+        runner = await QuickstartStack.create();
         print("pulumi-chatbot quickstart: examples/quickstart against a local ChatBot API simulator");
         print(`Pulumi runs as ${runner.description}.`);
         print();
@@ -308,7 +250,7 @@ export async function main(opts: QuickstartOptions = {}): Promise<QuickstartRepo
 }
 
 async function steps(
-    pulumi: PulumiRunner,
+    pulumi: QuickstartStack,
     sim: ChatbotSimulator,
     secrets: { webhookToken: string; basicPassword: string },
     print: (line?: string) => void,
@@ -331,8 +273,7 @@ async function steps(
 
     step(`Started the ChatBot API simulator at ${sim.url} (in memory, loopback only).`);
 
-    begin("stack init and config set");
-    await pulumi.init();
+    begin("config set");
     const plain: Record<string, string> = {
         storyId: STORY_ID,
         backendUrl: BACKEND_URL,
@@ -342,7 +283,7 @@ async function steps(
     const secret: Record<string, string> = { "chatbot:token": sim.token, ...secrets };
     for (const [k, v] of Object.entries(plain)) await pulumi.setConfig(k, v, false);
     for (const [k, v] of Object.entries(secret)) await pulumi.setConfig(k, v, true);
-    step(`Stack "${pulumi.stack}" of ${PROJECT}: stack config set.`);
+    step(`Stack "${pulumi.name}" of ${PROJECT}: stack config set.`);
     detail(
         `plain:  ${Object.entries(plain)
             .map(([k, v]) => `${k}=${v}`)
@@ -460,7 +401,7 @@ async function steps(
     begin("pulumi stack rm");
     await pulumi.remove();
     progress.removed = true;
-    step(`Removed stack "${pulumi.stack}" and its state.`);
+    step(`Removed stack "${pulumi.name}" and its state.`);
 }
 
 function byName(cs: StoredConnection[]): Map<string, StoredConnection> {
