@@ -1,16 +1,15 @@
 /**
- * getWebhookConnection / getLegacyWebhook (and their Output forms) in a whole program, run through
- * the program stand-in: settings from the program's stack config, read only, secrets marked, and
- * errors that say which when there is no match or more than one.
+ * getWebhookConnection / getLegacyWebhook (and their Output forms) in a whole program, run by
+ * `pulumi up` of the real CLI: settings from the program's stack config, read only, secrets
+ * marked in `pulumi stack export`, and errors that say which when there is no match or more than
+ * one.
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
-import * as os from "os";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
-import { isSecret, type PropertyMap } from "./engine/plugin";
-import { runPulumi, type RunResult } from "./engine/program";
-import { installedTesting, root } from "./support";
+import { isSecret, ok, plain, PulumiStack, tempProject, type RunResult } from "./pulumi";
+import { installedTesting } from "./support";
 
 const STORY = "5f3c0d1e2a4b6c8d9e0f1a2b";
 const OTHER_STORY = "6a1b2c3d4e5f6a7b8c9d0e1f";
@@ -45,6 +44,10 @@ describe("get functions in a program", function () {
     this.timeout(180_000);
     let sim: ChatbotSimulator;
     let dir: string;
+    let stack: PulumiStack;
+    let up: RunResult;
+    let outputs: Record<string, unknown>;
+    let exported: string;
     const ids: Record<string, string> = {};
 
     before(async () => {
@@ -74,59 +77,58 @@ describe("get functions in a program", function () {
             url: "https://old.example.org/hook",
             token: "get-test-legacy-token",
         }).id;
-        dir = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-get-"));
-        const project = path.join(dir, "lookups");
-        fs.mkdirSync(project);
-        fs.writeFileSync(path.join(project, "Pulumi.yaml"), "name: lookups\nruntime: nodejs\n");
-        fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "lookups", main: "index.ts" }));
-        fs.writeFileSync(path.join(project, "index.ts"), PROGRAM);
-        fs.symlinkSync(path.join(root, "node_modules"), path.join(project, "node_modules"), "dir");
-    });
-
-    after(async () => {
-        await sim?.close();
-        if (dir) fs.rmSync(dir, { recursive: true, force: true });
-    });
-
-    const run = (mode: string): Promise<RunResult> =>
-        runPulumi({
-            projectDir: path.join(dir, "lookups"),
-            mode: "up",
-            stateFile: path.join(dir, `${mode}.json`),
-            passphrase: "get-test",
+        const project = tempProject("lookups", {
+            "Pulumi.yaml": "name: lookups\nruntime: nodejs\nmain: index.ts\n",
+            "index.ts": PROGRAM,
+        });
+        dir = path.dirname(project);
+        stack = await PulumiStack.create({
+            projectDir: project,
             // Settings from stack config only, as the provider reads them.
             config: {
                 "chatbot:apiUrl": sim.url,
                 "chatbot:token": { secret: sim.token },
-                mode,
+                mode: "ok",
                 plainId: ids.plain,
                 legacyId: ids.legacy,
             },
-            env: { CHATBOT_TOKEN: undefined, CHATBOT_API_URL: undefined },
+            env: { PULUMI_NODEJS_TRANSPILE_ONLY: "true" },
         });
-
-    it("reads connections by name and story or by id, secrets marked, writing nothing", async () => {
         sim.resetRequests();
-        const r = await run("ok");
-        assert.equal(r.exitCode, 0, `${r.error}\n${r.log}`);
+        up = ok(await stack.run("up"));
+        const resources = (await stack.export(true)).deployment.resources ?? [];
+        outputs = resources.find((r) => r.type === "pulumi:pulumi:Stack")?.outputs ?? {};
+        exported = JSON.stringify(await stack.export());
+    });
+
+    after(async () => {
+        stack?.dispose();
+        await sim?.close();
+        if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    /** A secret output's value; fails when it is not marked secret. */
+    const secretValue = (key: string): Record<string, unknown> => {
+        assert.ok(isSecret(outputs[key]), `${key} is secret in state`);
+        return plain(outputs[key]) as Record<string, unknown>;
+    };
+
+    it("reads connections by name and story or by id, secrets marked, writing nothing", () => {
         assert.ok(sim.requests.length > 0 && sim.requests.every((x) => x.method === "GET"), "read only");
-        const o: PropertyMap = r.outputs;
-        assert.equal(o.promiseId, ids.orders);
-        assert.ok(isSecret(o.promiseToken), "the token is secret");
-        assert.equal(isSecret(o.promiseToken) && o.promiseToken.value, "get-test-token-1");
-        assert.ok(isSecret(o.promiseHeaders));
+        assert.equal(up.changes.create, 1, "nothing but the stack itself is created");
+        assert.equal(outputs.promiseId, ids.orders);
+        assert.equal(secretValue("promiseToken"), "get-test-token-1");
+        assert.deepEqual(secretValue("promiseHeaders"), { "X-Key": "get-test-header-1" });
         // A connection with no secret: its fields are plain.
-        assert.equal(o.plainName, "Plain");
-        assert.equal(o.plainLastError, null);
+        assert.equal(outputs.plainName, "Plain");
+        assert.equal(outputs.plainLastError, null);
         // The Output form holding a token is secret as a whole, as an invoke's result is.
-        assert.ok(isSecret(o.ordersOutput));
-        const orders = isSecret(o.ordersOutput) ? (o.ordersOutput.value as PropertyMap) : {};
+        const orders = secretValue("ordersOutput");
         assert.equal(orders.id, ids.orders);
         assert.equal(orders.storyId, STORY);
         assert.deepEqual(orders.auth, { username: "bot", password: "get-test-pass-1" });
-        assert.ok(isSecret(o.legacy));
-        assert.equal(isSecret(o.legacy) && (o.legacy.value as PropertyMap).token, "get-test-legacy-token");
-        assert.equal(o.legacyById, "https://old.example.org/hook");
+        assert.equal(secretValue("legacy").token, "get-test-legacy-token");
+        assert.equal(outputs.legacyById, "https://old.example.org/hook");
         for (const s of [
             "get-test-token-1",
             "get-test-pass-1",
@@ -134,14 +136,13 @@ describe("get functions in a program", function () {
             "get-test-legacy-token",
             sim.token,
         ]) {
-            assert.ok(!r.log.includes(s), "the program's log shows a secret");
+            assert.ok(!`${up.stdout}${up.stderr}`.includes(s), "the CLI's output shows a secret");
+            assert.ok(!exported.includes(s), "`pulumi stack export` shows a secret");
         }
     });
 
-    it("says which when several match, none does, or the id is unknown", async () => {
-        const r = await run("ok");
-        assert.equal(r.exitCode, 0, `${r.error}\n${r.log}`);
-        const o: PropertyMap = r.outputs;
+    it("says which when several match, none does, or the id is unknown", () => {
+        const o = outputs;
         assert.match(String(o.ambiguous), /^get webhook connection: 2 webhook connections are named "Orders" \(ids /);
         assert.ok(String(o.ambiguous).includes(ids.orders) && String(o.ambiguous).includes(ids.ordersOther));
         assert.equal(o.none, 'get legacy webhook: no legacy webhook is named "Nope".');
