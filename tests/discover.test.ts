@@ -1,9 +1,10 @@
 /**
  * `pulumi-chatbot discover`, run as users run it (the installed package's command, a process),
- * and the program it writes, run through the program stand-in (tests/engine/program.ts).
+ * reading a real `pulumi stack export`, and the program it writes, run by the real pulumi CLI.
  *
  * The proof of the issue: an account of 25 v2 connections and 5 legacy webhooks, 3 of them
- * managed by a stack; discover writes a program for the other 27; with the config its
+ * managed by a stack (made by `pulumi up`, which also reads a fourth with `.get()`); discover
+ * writes a program for the other 27; with the config its
  * --with-secrets file sets, `up` adopts all 27 reading only, `preview --expect-no-changes` passes,
  * and discover with the new stack's export finds nothing (`--check` exits 0). An adopted one that
  * differs gets exactly one PUT. No secret reaches stdout, stderr or the program.
@@ -14,14 +15,19 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import type { ChatbotSimulator, StoredConnection, StoredLegacyWebhook } from "pulumi-chatbot/testing";
-import { SECRET_SIG, SIG_KEY } from "./engine/plugin";
-import { exportStack, runPulumi, summarize, type ConfigValue, type RunResult } from "./engine/program";
+import {
+    CONNECTION_TYPE,
+    LEGACY_TYPE,
+    declareStack,
+    ok,
+    PulumiStack,
+    type ConfigValue,
+    type Declared,
+    type RunResult,
+} from "./pulumi";
 import { installedTesting, root } from "./support";
 
 const CLI = path.join(root, "node_modules", "pulumi-chatbot", "dist", "cli", "index.js");
-const PASSPHRASE = "discover-test-passphrase";
-const CONNECTION_TYPE = "pulumi-nodejs:dynamic/chatbot:WebhookConnection";
-const LEGACY_TYPE = "pulumi-nodejs:dynamic/chatbot:LegacyWebhook";
 const STORIES = ["5f3c0d1e2a4b6c8d9e0f1a2b", "6a1b2c3d4e5f6a7b8c9d0e1f"];
 
 interface CliResult {
@@ -106,36 +112,38 @@ function seed(sim: ChatbotSimulator): { connections: StoredConnection[]; legacy:
     return { connections, legacy };
 }
 
-/** A `pulumi stack export` (version 3) of a stack that manages the given resources, secrets
- *  encrypted as the CLI writes them without --show-secrets. */
-function fixtureExport(managed: Array<{ type: string; id: string; name: string }>, extra: object[] = []): object {
-    const stackUrn = "urn:pulumi:prod::shop::pulumi:pulumi:Stack::shop-prod";
-    const sealed = { [SIG_KEY]: SECRET_SIG, ciphertext: "v1:AAAAAAAAAAAAAAAA:c2VjcmV0" };
-    return {
-        version: 3,
-        deployment: {
-            manifest: { time: "2026-01-01T00:00:00Z", magic: "", version: "v3.200.0" },
-            secrets_providers: { type: "passphrase", state: { salt: "v1:abc" } },
-            resources: [
-                { urn: stackUrn, custom: false, type: "pulumi:pulumi:Stack", outputs: {} },
-                ...managed.map((m) => ({
-                    urn: `urn:pulumi:prod::shop::${m.type}::${m.name}`,
-                    custom: true,
-                    id: m.id,
-                    type: m.type,
-                    inputs: {
-                        name: m.name,
-                        token: sealed,
-                        __provider: 'exports.handler = require("pulumi-chatbot/providers/x")',
-                    },
-                    outputs: { name: m.name, token: sealed },
-                    parent: stackUrn,
-                    additionalSecretOutputs: ["token", "headers", "auth"],
-                })),
-                ...extra,
-            ],
-        },
-    };
+/**
+ * A program's declaration of a stored connection or legacy webhook exactly as it is, adopted
+ * (`adoptId`), so that managing it writes nothing. Its secrets go in secret stack config (`config`):
+ * the dynamic provider's default provider records the whole stack config in state, so a secret
+ * written in plain config would be stored in plain text.
+ */
+function adopting(
+    name: string,
+    stored: StoredConnection | StoredLegacyWebhook,
+    config: Record<string, ConfigValue>,
+): Declared {
+    const { id, token, headers, auth } = stored;
+    const args: Record<string, unknown> = { name: stored.name, url: stored.url, adoptId: id };
+    for (const [key, value] of Object.entries({ token, headers, auth })) {
+        if (value === undefined) continue;
+        config[`${name}-${key}`] = { secret: typeof value === "string" ? value : JSON.stringify(value) };
+        args[key] = { secretConfig: `${name}-${key}`, json: typeof value !== "string" };
+    }
+    if ("story" in stored) return { kind: "WebhookConnection", name, args: { ...args, storyId: stored.story.id } };
+    return { kind: "LegacyWebhook", name, args };
+}
+
+/** Each op the engine took, counted. */
+function summarize(steps: Array<{ op: string }>): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const s of steps) out[s.op] = (out[s.op] ?? 0) + 1;
+    return out;
+}
+
+/** The changes of a run other than "same". */
+function changed(r: RunResult): Record<string, number> {
+    return Object.fromEntries(Object.entries(r.changes).filter(([op, n]) => op !== "same" && n > 0));
 }
 
 /** A project folder for a program: Pulumi.yaml, package.json, tsconfig, and the root's
@@ -210,22 +218,31 @@ describe("pulumi-chatbot discover", function () {
         env = { CHATBOT_TOKEN: sim.token, CHATBOT_API_URL: sim.url };
         // The stack manages two connections and one legacy webhook; it also reads a fourth with
         // `.get()` (external): that one is not managed.
-        const managed = [
-            { type: CONNECTION_TYPE, id: seeded.connections[0].id, name: "orders" },
-            { type: CONNECTION_TYPE, id: seeded.connections[7].id, name: "seven" },
-            { type: LEGACY_TYPE, id: seeded.legacy[4].id, name: "legacy-four" },
-        ];
-        managedIds = managed.map((m) => m.id);
-        const external = {
-            urn: `urn:pulumi:prod::shop::${CONNECTION_TYPE}::looked-up`,
-            custom: true,
-            external: true,
-            id: seeded.connections[8].id,
-            type: CONNECTION_TYPE,
-            outputs: {},
-        };
-        fixtureFile = path.join(dir, "prod-export.json");
-        fs.writeFileSync(fixtureFile, JSON.stringify(fixtureExport(managed, [external]), null, 2));
+        const shop = await declareStack(sim, { env: { CHATBOT_RETRY_BASE_MS: "2" } });
+        try {
+            const secretConfig: Record<string, ConfigValue> = {};
+            await shop.declare([
+                adopting("orders", seeded.connections[0], secretConfig),
+                adopting("seven", seeded.connections[7], secretConfig),
+                adopting("legacy-four", seeded.legacy[4], secretConfig),
+                { kind: "WebhookConnection", name: "looked-up", get: seeded.connections[8].id },
+            ]);
+            await shop.stack.setConfig(secretConfig);
+            sim.resetRequests();
+            ok(await shop.stack.run("up"));
+            assert.deepEqual(
+                sim.requests.filter((r) => r.method !== "GET"),
+                [],
+                "the managing stack adopts without a write",
+            );
+            managedIds = [seeded.connections[0].id, seeded.connections[7].id, seeded.legacy[4].id];
+            fixtureFile = path.join(dir, "prod-export.json");
+            const exported = await shop.stack.pulumi(["stack", "export", "--file", fixtureFile]);
+            assert.equal(exported.code, 0, exported.stderr);
+            assertNoSecret(fs.readFileSync(fixtureFile, "utf8"), secretValues(sim), "the stack's export");
+        } finally {
+            shop.dispose();
+        }
     });
 
     after(async () => {
@@ -233,8 +250,17 @@ describe("pulumi-chatbot discover", function () {
         if (dir) fs.rmSync(dir, { recursive: true, force: true });
     });
 
+    /** A new stack of an adopting program, with the config its --with-secrets file sets. */
+    const adoptingStack = (programDir: string, config: Record<string, ConfigValue>) =>
+        PulumiStack.create({
+            projectDir: programDir,
+            config: { "chatbot:apiUrl": sim.url, "chatbot:token": { secret: sim.token }, ...config },
+            env: { CHATBOT_RETRY_BASE_MS: "2" },
+        });
+
     it("writes a program for the 27 unmanaged, adopts them with reads only, and then finds nothing", async () => {
         const secrets = secretValues(sim);
+        let newExport = "";
         const programDir = path.join(dir, "adopted");
         const secretsFile = path.join(dir, "secrets.sh");
         fs.mkdirSync(programDir);
@@ -279,35 +305,29 @@ describe("pulumi-chatbot discover", function () {
         // Config from the --with-secrets file, as a shell runs it; then up adopts every one.
         const config = configFromSecretsFile(secretsFile, dir);
         makeProject(programDir, "adopted", program, "typescript");
-        const stateFile = path.join(dir, "adopted.json");
-        const run = (mode: "up" | "preview", expectNoChanges = false): Promise<RunResult> =>
-            runPulumi({
-                projectDir: programDir,
-                mode,
-                stateFile,
-                passphrase: PASSPHRASE,
-                expectNoChanges,
-                config: { "chatbot:apiUrl": sim.url, "chatbot:token": { secret: sim.token }, ...config },
-                env: { CHATBOT_TOKEN: undefined, CHATBOT_API_URL: undefined },
-                timeoutMs: 180_000,
-            });
-        sim.resetRequests();
-        const up = await run("up");
-        assert.equal(up.exitCode, 0, `${up.error}\n${up.log}`);
-        const adopted = up.steps.filter((s) => s.type === CONNECTION_TYPE || s.type === LEGACY_TYPE);
-        assert.deepEqual(summarize(adopted), { create: 27 });
-        const writes = sim.requests.filter((r) => r.method !== "GET");
-        assert.deepEqual(writes, [], "adopting an unchanged account writes nothing");
-        assert.equal(sim.listConnections().length, 25);
-        assert.equal(sim.listLegacyWebhooks().length, 5);
-        assertNoSecret(up.log, secrets, "the up's log");
+        const stack = await adoptingStack(programDir, config);
+        try {
+            sim.resetRequests();
+            const up = ok(await stack.run("up"));
+            const adopted = up.steps.filter((s) => s.type === CONNECTION_TYPE || s.type === LEGACY_TYPE);
+            assert.deepEqual(summarize(adopted), { create: 27 });
+            const writes = sim.requests.filter((r) => r.method !== "GET");
+            assert.deepEqual(writes, [], "adopting an unchanged account writes nothing");
+            assert.equal(sim.listConnections().length, 25);
+            assert.equal(sim.listLegacyWebhooks().length, 5);
+            assertNoSecret(up.stdout + up.stderr, secrets, "the up's output");
+            assertNoSecret(JSON.stringify(await stack.export()), secrets, "the new stack's export");
 
-        const preview = await run("preview", true);
-        assert.equal(preview.exitCode, 0, `${preview.error}\n${preview.log}`);
-        assert.equal(preview.changes, 0);
+            const preview = await stack.run("preview", { expectNoChanges: true });
+            assert.equal(preview.code, 0, preview.stdout + preview.stderr);
+            assert.deepEqual(changed(preview), {});
 
+            // The old stack and the new one together manage everything.
+            newExport = JSON.stringify(await stack.export());
+        } finally {
+            stack.dispose();
+        }
         // The old stack and the new one together manage everything.
-        const newExport = JSON.stringify(exportStack(stateFile));
         const rerun = await runCli(
             ["--stack-export", fixtureFile, "--stack-export", "-", "--check", "--json"],
             env,
@@ -334,16 +354,12 @@ describe("pulumi-chatbot discover", function () {
         const changed = seeded.connections[3];
         sim.editConnection(changed.id, { url: "https://changed.example.com/by-hand" });
         sim.resetRequests();
-        const up = await runPulumi({
-            projectDir: programDir,
-            mode: "up",
-            stateFile: path.join(dir, "drifted.json"),
-            passphrase: PASSPHRASE,
-            config: { "chatbot:apiUrl": sim.url, "chatbot:token": { secret: sim.token }, ...config },
-            env: { CHATBOT_TOKEN: undefined, CHATBOT_API_URL: undefined },
-            timeoutMs: 180_000,
-        });
-        assert.equal(up.exitCode, 0, `${up.error}\n${up.log}`);
+        const stack = await adoptingStack(programDir, config);
+        try {
+            ok(await stack.run("up"));
+        } finally {
+            stack.dispose();
+        }
         const writes = sim.requests.filter((x) => x.method !== "GET");
         assert.deepEqual(
             writes.map((w) => `${w.method} ${w.path}`),

@@ -2,7 +2,8 @@
 // `pulumi config set-all` and runs `pulumi up` as a user does. Config `resources` is a JSON list of
 // { kind: "WebhookConnection" | "LegacyWebhook", name, args, options?, get? }; `get` is an id to
 // read with `.get()` instead of declaring. An argument written { "secretConfig": "<key>" } is that
-// key's value, read with `config.requireSecret`, as users keep secrets in stack config.
+// key's value, read with `config.requireSecret` (`requireSecretObject` with "json": true), as users
+// keep secrets in stack config.
 "use strict";
 const pulumi = require("@pulumi/pulumi");
 const chatbot = require("pulumi-chatbot");
@@ -12,7 +13,11 @@ const config = new pulumi.Config();
 function resolve(value) {
     if (Array.isArray(value)) return value.map(resolve);
     if (value !== null && typeof value === "object") {
-        if (typeof value.secretConfig === "string") return config.requireSecret(value.secretConfig);
+        if (typeof value.secretConfig === "string") {
+            return value.json
+                ? config.requireSecretObject(value.secretConfig)
+                : config.requireSecret(value.secretConfig);
+        }
         return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v)]));
     }
     return value;
