@@ -260,7 +260,7 @@ describe("pulumi-chatbot discover", function () {
 
     it("writes a program for the 27 unmanaged, adopts them with reads only, and then finds nothing", async () => {
         const secrets = secretValues(sim);
-        let newExport = "";
+        let newExport: string;
         const programDir = path.join(dir, "adopted");
         const secretsFile = path.join(dir, "secrets.sh");
         fs.mkdirSync(programDir);
