@@ -1,24 +1,27 @@
 /**
- * Fault injection through the engine stand-in and the real plugin, against the simulator.
+ * Fault injection against the simulator, on the provider module called in this process as the
+ * dynamic-provider plugin calls it (tests/providerSteps.ts, a named double: ~190 cases would take
+ * an hour as CLI runs; tests/programFaults.test.ts and tests/program.test.ts show faults through
+ * the real pulumi CLI, and that state keeps secrets marked).
  *
  * For every fault the simulator injects and every operation (create, refresh, update, delete), of
  * both resources, twice: once (a blip the retries absorb) and on every attempt (the provider gives
  * up). After each case: the API holds exactly the connections the program declares (no duplicate,
  * no orphan), state equals the API, a give-up is an error that names the operation and the cause,
- * and no secret value shows in the serialized provider, unmarked state, errors or plugin logs.
+ * and no secret value shows in an error (the plugin prints errors as they are).
  */
 import { strict as assert } from "assert";
-import { secret, type PropertyMap } from "./engine/plugin";
-import { Engine } from "./engine/engine";
-import { providerText, startStack, type Stack } from "./support";
-import type { FaultKind } from "pulumi-chatbot/testing";
+import type { ChatbotSimulator, FaultKind } from "pulumi-chatbot/testing";
+import { providerModule, ResourceSteps } from "./providerSteps";
+import { installedTesting } from "./support";
+
+type PropertyMap = Record<string, unknown>;
 
 const STORY = "5f3c0d1e2a4b6c8d9e0f1a2b";
 const TOKEN = "tok-5c1e-fault-secret";
 const TOKEN_2 = "tok-88d0-rotated-secret";
 const PASSWORD = "pw-3a7f-fault-secret";
 const HEADER_VALUE = "hv-0b9e-fault-secret";
-const ASO = { additionalSecretOutputs: ["token", "headers", "auth"] };
 
 /** The plugin's client, made impatient so that give-ups take milliseconds. */
 const TIMEOUT_MS = 120;
@@ -90,7 +93,6 @@ const WORK_DONE = [
 /** A resource under test: how to declare it, where its requests go, how to compare state to the API. */
 interface Kit {
     title: string;
-    type: string;
     module: "webhookConnection" | "legacyWebhook";
     /** Operation names as errors give them. */
     says: Record<Op, string>;
@@ -98,14 +100,13 @@ interface Kit {
     inputs(): PropertyMap;
     changed(): PropertyMap;
     /** The API's connections, each as the fields state must hold. */
-    api(stack: Stack): Array<Record<string, unknown>>;
+    api(sim: ChatbotSimulator): Array<Record<string, unknown>>;
     /** A resource's state as the same fields. */
     view(id: string, outputs: PropertyMap): Record<string, unknown>;
 }
 
 const v2: Kit = {
     title: "WebhookConnection",
-    type: "pulumi-nodejs:dynamic/chatbot:WebhookConnection",
     module: "webhookConnection",
     says: {
         create: "create webhook connection",
@@ -118,13 +119,13 @@ const v2: Kit = {
         storyId: STORY,
         name: "orders",
         url: "https://backend.example.com/orders",
-        token: secret(TOKEN),
-        headers: secret({ "X-Env": "prod", "X-Key": HEADER_VALUE }),
-        auth: secret({ username: "bot", password: PASSWORD }),
+        token: TOKEN,
+        headers: { "X-Env": "prod", "X-Key": HEADER_VALUE },
+        auth: { username: "bot", password: PASSWORD },
     }),
-    changed: () => ({ ...v2.inputs(), name: "orders-v2", token: secret(TOKEN_2) }),
-    api: (stack) =>
-        stack.sim.listConnections().map((c) =>
+    changed: () => ({ ...v2.inputs(), name: "orders-v2", token: TOKEN_2 }),
+    api: (sim) =>
+        sim.listConnections().map((c) =>
             plain({
                 id: c.id,
                 storyId: c.story.id,
@@ -153,7 +154,6 @@ const v2: Kit = {
 
 const legacy: Kit = {
     title: "LegacyWebhook",
-    type: "pulumi-nodejs:dynamic/chatbot:LegacyWebhook",
     module: "legacyWebhook",
     says: {
         create: "create legacy webhook",
@@ -165,13 +165,13 @@ const legacy: Kit = {
     inputs: () => ({
         name: "legacy-orders",
         url: "https://backend.example.com/legacy",
-        token: secret(TOKEN),
-        headers: secret([{ name: "X-Key", value: HEADER_VALUE }]),
-        auth: secret({ username: "bot", password: PASSWORD }),
+        token: TOKEN,
+        headers: [{ name: "X-Key", value: HEADER_VALUE }],
+        auth: { username: "bot", password: PASSWORD },
     }),
-    changed: () => ({ ...legacy.inputs(), name: "legacy-orders-v2", token: secret(TOKEN_2) }),
-    api: (stack) =>
-        stack.sim
+    changed: () => ({ ...legacy.inputs(), name: "legacy-orders-v2", token: TOKEN_2 }),
+    api: (sim) =>
+        sim
             .listLegacyWebhooks()
             .map((w) =>
                 plain({ id: w.id, name: w.name, url: w.url, token: w.token, headers: w.headers, auth: w.auth }),
@@ -184,13 +184,14 @@ const tally = { cases: 0, duplicates: 0, orphans: 0, stale: 0, mismatches: 0, le
 
 for (const kit of [v2, legacy]) {
     describe(`${kit.title}: faults on every operation`, function () {
-        let stack: Stack;
-        let engine: Engine;
-        let provider: string;
+        let sim: ChatbotSimulator;
+        /** The resource "hook" of the program, and its state. */
+        let hook: ResourceSteps;
         let errors: string[];
-        const secrets = () => [TOKEN, TOKEN_2, PASSWORD, HEADER_VALUE, stack.sim.token];
-        const declare = (props: PropertyMap) => ({ ...props, __provider: provider });
-        const urn = () => engine.urn(kit.type, "hook");
+        const saved = { ...process.env };
+        const provider = providerModule(kit.module);
+        const secrets = () => [TOKEN, TOKEN_2, PASSWORD, HEADER_VALUE, sim.token];
+        const idInState = () => hook.state?.id;
 
         /** Runs a step, keeping its error's message for the secret scan. */
         async function step<T>(fn: () => Promise<T>): Promise<T> {
@@ -205,8 +206,8 @@ for (const kit of [v2, legacy]) {
 
         /** The API holds exactly `declared` (by name), state holds the same ones, field for field. */
         function assertMatches(declared: PropertyMap[], where: string) {
-            const api = kit.api(stack);
-            const state = [...engine.state.values()].map((s) => kit.view(s.id, engine.plainState(s.urn)));
+            const api = kit.api(sim);
+            const state = hook.state ? [kit.view(hook.state.id, hook.state.outputs)] : [];
             const names = api.map((c) => c.name);
             const duplicates = names.length - new Set(names).size;
             const orphans = api.filter((c) => !state.some((s) => s.id === c.id)).length;
@@ -238,32 +239,28 @@ for (const kit of [v2, legacy]) {
         }
 
         function assertNoLeaks(where: string) {
-            const places = {
-                "the serialized provider": provider,
-                "unmarked state": engine.unmarkedStateText(),
-                "an error message": errors.join("\n"),
-                "the plugin's log": stack.plugin.stderr(),
-            };
-            for (const [place, text] of Object.entries(places)) {
-                for (const s of secrets()) {
-                    if (text.includes(s)) tally.leaks++;
-                    assert.ok(!text.includes(s), `${where}: ${place} contains a secret value`);
-                }
+            const text = errors.join("\n");
+            for (const s of secrets()) {
+                if (text.includes(s)) tally.leaks++;
+                assert.ok(!text.includes(s), `${where}: an error message contains a secret value`);
             }
         }
 
         before(async () => {
-            provider = await providerText(kit.module);
-            stack = await startStack({ env: FAST });
+            sim = await installedTesting().ChatbotSimulator.start();
+            Object.assign(process.env, FAST, { CHATBOT_TOKEN: sim.token, CHATBOT_API_URL: sim.url });
         });
-        after(() => stack.close());
+        after(async () => {
+            process.env = saved;
+            await sim.close();
+        });
         beforeEach(async () => {
-            await stack.sim.idle(); // late answers of the previous case have landed
-            stack.sim.clearFaults();
-            stack.sim.clockOffsetMs = 0;
-            for (const c of stack.sim.listConnections()) stack.sim.deleteConnection(c.id);
-            for (const w of stack.sim.listLegacyWebhooks()) stack.sim.deleteLegacyWebhook(w.id);
-            engine = new Engine(stack.plugin);
+            await sim.idle(); // late answers of the previous case have landed
+            sim.clearFaults();
+            sim.clockOffsetMs = 0;
+            for (const c of sim.listConnections()) sim.deleteConnection(c.id);
+            for (const w of sim.listLegacyWebhooks()) sim.deleteLegacyWebhook(w.id);
+            hook = new ResourceSteps(provider);
             errors = [];
         });
 
@@ -278,7 +275,7 @@ for (const kit of [v2, legacy]) {
                         const giveUp =
                             always && name === "429 with Retry-After" ? { status: 429, retryAfter: "120" } : fault;
                         const inject = (method: string, path: RegExp) =>
-                            stack.sim.inject({ method, path, fault: giveUp, times });
+                            sim.inject({ method, path, fault: giveUp, times });
                         const expectFailure = async (run: () => Promise<unknown>) => {
                             if (succeeds) return step(run);
                             await assert.rejects(step(run), (e: Error) => {
@@ -299,41 +296,39 @@ for (const kit of [v2, legacy]) {
                         let declared: PropertyMap[] = [kit.inputs()];
                         if (op === "create") {
                             inject("POST", kit.path.list);
-                            await expectFailure(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
+                            await expectFailure(() => hook.up(kit.inputs()));
                             if (!succeeds) declared = [];
                         } else {
-                            await step(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
+                            await step(() => hook.up(kit.inputs()));
                             if (op === "read") {
                                 inject("GET", kit.path.one);
-                                await expectFailure(() => engine.refresh(urn()));
+                                await expectFailure(() => hook.refresh());
                             } else if (op === "update") {
                                 inject("PUT", kit.path.one);
-                                await expectFailure(() =>
-                                    engine.register(kit.type, "hook", declare(kit.changed()), ASO),
-                                );
+                                await expectFailure(() => hook.up(kit.changed()));
                                 // Given up, the change may have been made all the same: state must say so.
                                 if (succeeds || WORK_DONE.includes(name)) declared = [kit.changed()];
                             } else {
                                 inject("DELETE", kit.path.one);
-                                await expectFailure(() => engine.destroy(urn()));
+                                await expectFailure(() => hook.destroy());
                                 if (succeeds) declared = [];
                             }
                         }
-                        await stack.sim.idle();
+                        await sim.idle();
                         assertMatches(declared, "after the faults");
                         assertNoLeaks("after the faults");
 
                         if (!succeeds) {
                             // The next run, with the API well again, puts everything right.
-                            stack.sim.clearFaults();
+                            sim.clearFaults();
                             if (op === "create" || op === "update") {
                                 const want = op === "create" ? kit.inputs() : kit.changed();
-                                await step(() => engine.register(kit.type, "hook", declare(want), ASO));
+                                await step(() => hook.up(want));
                                 declared = [want];
                             } else if (op === "read") {
-                                await step(() => engine.refresh(urn()));
+                                await step(() => hook.refresh());
                             } else {
-                                await step(() => engine.destroy(urn()));
+                                await step(() => hook.destroy());
                                 declared = [];
                             }
                             assertMatches(declared, "after the next run");
@@ -354,8 +349,8 @@ for (const kit of [v2, legacy]) {
                         const times = always ? 20 : 1;
                         const inject = (method: string) =>
                             fault === "stale-read"
-                                ? stack.sim.inject({ method: "GET", path: kit.path.one, fault, times })
-                                : stack.sim.inject({
+                                ? sim.inject({ method: "GET", path: kit.path.one, fault, times })
+                                : sim.inject({
                                       method,
                                       path: op === "create" ? kit.path.list : kit.path.one,
                                       fault,
@@ -369,22 +364,22 @@ for (const kit of [v2, legacy]) {
                         if (op === "create") {
                             declared = [kit.inputs()];
                             inject("POST");
-                            await run(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
+                            await run(() => hook.up(kit.inputs()));
                         } else {
-                            await step(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
+                            await step(() => hook.up(kit.inputs()));
                             if (op === "update") {
                                 declared = [kit.changed()];
                                 inject("PUT");
-                                await run(() => engine.register(kit.type, "hook", declare(kit.changed()), ASO));
+                                await run(() => hook.up(kit.changed()));
                             } else {
                                 inject("DELETE");
-                                await run(() => engine.destroy(urn()));
+                                await run(() => hook.destroy());
                             }
                         }
-                        await stack.sim.idle();
+                        await sim.idle();
                         if (!always) assert.equal(failure, undefined, "a single untrusted answer is absorbed");
-                        const api = kit.api(stack);
-                        const state = [...engine.state.values()].map((r) => kit.view(r.id, engine.plainState(r.urn)));
+                        const api = kit.api(sim);
+                        const state = hook.state ? [kit.view(hook.state.id, hook.state.outputs)] : [];
                         const names = api.map((c) => c.name);
                         assert.equal(names.length, new Set(names).size, "no duplicate in the API");
                         for (const c of api)
@@ -408,10 +403,10 @@ for (const kit of [v2, legacy]) {
                         assertNoLeaks(`${op}, ${name}`);
 
                         // The next run, with the API well again, puts everything right.
-                        stack.sim.clearFaults();
-                        if (op === "delete") await step(() => engine.destroyAll());
-                        else await step(() => engine.register(kit.type, "hook", declare(declared[0]), ASO));
-                        if (op !== "delete") await step(() => engine.refresh(urn()));
+                        sim.clearFaults();
+                        if (op === "delete") await step(() => hook.destroy());
+                        else await step(() => hook.up(declared[0]));
+                        if (op !== "delete") await step(() => hook.refresh());
                         assertMatches(op === "delete" ? [] : declared, "after the next run");
                         assertNoLeaks("after the next run");
                     });
@@ -422,9 +417,9 @@ for (const kit of [v2, legacy]) {
         if (kit === v2) {
             it("create whose answer comes after the provider stopped looking: the error says what to check, and following it leaves one connection", async () => {
                 // Later than the timeout and the time spent looking for it afterwards.
-                stack.sim.inject({ method: "POST", path: kit.path.list, fault: { delayMs: TIMEOUT_MS * 4 } });
+                sim.inject({ method: "POST", path: kit.path.list, fault: { delayMs: TIMEOUT_MS * 4 } });
                 await assert.rejects(
-                    step(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO)),
+                    step(() => hook.up(kit.inputs())),
                     (e: Error) => {
                         assert.match(
                             e.message,
@@ -438,88 +433,78 @@ for (const kit of [v2, legacy]) {
                         return true;
                     },
                 );
-                assert.equal(engine.state.size, 0);
-                await stack.sim.idle();
+                assert.equal(hook.state, undefined);
+                await sim.idle();
                 // It landed after all. As the message says: adopt it rather than make another.
-                const [landed] = stack.sim.listConnections();
+                const [landed] = sim.listConnections();
                 assert.ok(landed, "the late create landed");
-                const r = await step(() =>
-                    engine.register(kit.type, "hook", declare({ ...kit.inputs(), adoptId: landed.id }), ASO),
-                );
-                assert.equal(r.id, landed.id, "adopted, not made again");
+                await step(() => hook.up({ ...kit.inputs(), adoptId: landed.id }));
+                assert.equal(idInState(), landed.id, "adopted, not made again");
                 assertMatches([kit.inputs()], "after following the message");
                 assertNoLeaks("after following the message");
             });
 
             it("adopts what a cut-off create made even when the API's clock is 10 minutes behind", async () => {
-                stack.sim.clockOffsetMs = -10 * 60_000;
-                stack.sim.inject({ method: "POST", path: kit.path.list, fault: "reset-after" });
-                const r = await step(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
-                assert.equal(r.op, "create");
+                sim.clockOffsetMs = -10 * 60_000;
+                sim.inject({ method: "POST", path: kit.path.list, fault: "reset-after" });
+                assert.equal(await step(() => hook.up(kit.inputs())), "create");
                 assertMatches([kit.inputs()], "after the adoption");
             });
 
             it("a gateway's 504 after the API stored the create: it is found and adopted, not made twice", async () => {
-                stack.sim.inject({
+                sim.inject({
                     method: "POST",
                     path: kit.path.list,
                     fault: { status: 504, handled: true, envelope: false },
                 });
-                const r = await step(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
-                assert.equal(r.op, "create");
-                assert.equal(stack.sim.listConnections().length, 1);
+                assert.equal(await step(() => hook.up(kit.inputs())), "create");
+                assert.equal(sim.listConnections().length, 1);
                 assertMatches([kit.inputs()], "after the 504");
             });
 
             it("an update that removed the token, whose read-back failed, leaves no stale token in state", async () => {
-                await step(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
+                await step(() => hook.up(kit.inputs()));
                 // Every read-back fails, the last look after the give-up too.
-                stack.sim.inject({ method: "GET", fault: { status: 500 }, times: MAX_ATTEMPTS + 1 });
+                sim.inject({ method: "GET", fault: { status: 500 }, times: MAX_ATTEMPTS + 1 });
                 const { token: _dropped, ...withoutToken } = kit.inputs();
                 await assert.rejects(
-                    step(() => engine.register(kit.type, "hook", declare(withoutToken), ASO)),
+                    step(() => hook.up(withoutToken)),
                     /The update was sent/,
                 );
-                const urn = [...engine.state.keys()][0];
-                assert.equal(engine.plainState(urn).token, undefined, "state does not keep the removed token");
-                assert.equal(stack.sim.listConnections()[0].token, undefined);
+                assert.equal(hook.state?.outputs.token, undefined, "state does not keep the removed token");
+                assert.equal(sim.listConnections()[0].token, undefined);
             });
 
             it("does not adopt a twin made before the create began", async () => {
                 // Made by hand a minute ago, with the same story, name and url.
-                stack.sim.clockOffsetMs = -60_000;
-                await step(() => engine.register(kit.type, "earlier", declare(kit.inputs()), ASO));
-                const [twin] = stack.sim.listConnections();
-                engine.state.clear();
-                stack.sim.clockOffsetMs = 0;
-                stack.sim.inject({ method: "POST", path: kit.path.list, fault: "reset-before" });
-                const r = await step(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
-                assert.notEqual(r.id, twin.id, "a new connection, not the twin");
-                assert.equal(stack.sim.listConnections().length, 2);
+                sim.clockOffsetMs = -60_000;
+                await step(() => new ResourceSteps(provider).up(kit.inputs()));
+                const [twin] = sim.listConnections();
+                sim.clockOffsetMs = 0;
+                sim.inject({ method: "POST", path: kit.path.list, fault: "reset-before" });
+                await step(() => hook.up(kit.inputs()));
+                assert.notEqual(idInState(), twin.id, "a new connection, not the twin");
+                assert.equal(sim.listConnections().length, 2);
             });
         }
 
         if (kit === legacy) {
             it("does not adopt an identical legacy webhook that existed before the create", async () => {
-                await step(() => engine.register(kit.type, "earlier", declare(kit.inputs()), ASO));
-                const [twin] = stack.sim.listLegacyWebhooks();
-                engine.state.clear();
-                stack.sim.inject({ method: "POST", path: kit.path.list, fault: "reset-before" });
-                const r = await step(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
-                assert.notEqual(r.id, twin.id, "a new webhook, not someone else's");
-                assert.equal(stack.sim.listLegacyWebhooks().length, 2);
+                await step(() => new ResourceSteps(provider).up(kit.inputs()));
+                const [twin] = sim.listLegacyWebhooks();
+                sim.inject({ method: "POST", path: kit.path.list, fault: "reset-before" });
+                await step(() => hook.up(kit.inputs()));
+                assert.notEqual(idInState(), twin.id, "a new webhook, not someone else's");
+                assert.equal(sim.listLegacyWebhooks().length, 2);
             });
 
             it("does not adopt a legacy webhook with the same name and url but other settings", async () => {
-                await step(() =>
-                    engine.register(kit.type, "earlier", declare({ ...kit.inputs(), token: secret(TOKEN_2) }), ASO),
-                );
-                const [other] = stack.sim.listLegacyWebhooks();
-                engine.state.clear();
-                stack.sim.inject({ method: "POST", path: kit.path.list, fault: "reset-before" });
-                const r = await step(() => engine.register(kit.type, "hook", declare(kit.inputs()), ASO));
-                assert.notEqual(r.id, other.id);
-                assert.equal(stack.sim.listLegacyWebhooks().length, 2);
+                await step(() => new ResourceSteps(provider).up({ ...kit.inputs(), token: TOKEN_2 }));
+                const [other] = sim.listLegacyWebhooks();
+                sim.inject({ method: "POST", path: kit.path.list, fault: "reset-before" });
+                await step(() => hook.up(kit.inputs()));
+                assert.notEqual(idInState(), other.id);
+                assert.equal(sim.listLegacyWebhooks().length, 2);
                 assertNoLeaks("after the twin");
             });
         }
@@ -527,45 +512,37 @@ for (const kit of [v2, legacy]) {
 }
 
 describe("requests in flight", function () {
-    let stack: Stack;
-    let provider: string;
+    let sim: ChatbotSimulator;
+    const saved = { ...process.env };
+    const provider = providerModule("webhookConnection");
     before(async () => {
-        provider = await providerText("webhookConnection");
-        // ENGINE-FIDELITY: the stand-in ran every concurrent registration at once; the engine runs
-        // at most --parallel steps at once (R4.1, 4 × CPUs by default, 8 on a 2-core machine).
-        // These cases are about the provider's own in-flight limit, so they run as
-        // `pulumi up --parallel 64` would.
-        stack = await startStack({ parallel: 64 });
-        // ENGINE-FIDELITY: the engine checks registrations one at a time (R4.2), so at 40 ms per
-        // request the first creates could finish before the last was checked and the API never saw
-        // 16 or 32 at once. Against a slower API (250 ms) they overlap as a large stack's do.
-        stack.sim.latencyMs = 250;
+        sim = await installedTesting().ChatbotSimulator.start();
+        Object.assign(process.env, { CHATBOT_TOKEN: sim.token, CHATBOT_API_URL: sim.url });
+        // Slow enough that every create is still waiting when the last one starts.
+        sim.latencyMs = 250;
     });
-    after(() => stack.close());
+    after(async () => {
+        process.env = saved;
+        await sim.close();
+    });
 
+    /** n creates at once, as `pulumi up --parallel <n or more>` sends them to one plugin. */
     const createMany = (n: number) =>
         Promise.all(
-            Array.from({ length: n }, (_, i) =>
-                stack.engine.register(
-                    v2.type,
-                    `c${stack.engine.state.size}-${i}`,
-                    { ...v2.inputs(), name: `c${i}`, __provider: provider },
-                    ASO,
-                ),
-            ),
+            Array.from({ length: n }, (_, i) => new ResourceSteps(provider).up({ ...v2.inputs(), name: `c${i}` })),
         );
 
     it("16 parallel operations run side by side, not one after another", async () => {
-        stack.sim.resetRequests();
+        sim.resetRequests();
         await createMany(16);
-        assert.equal(stack.sim.maxInFlight, 16);
+        assert.equal(sim.maxInFlight, 16);
     });
 
     it("a large stack never has more than 32 requests at the API at once", async () => {
-        stack.sim.resetRequests();
+        sim.resetRequests();
         await createMany(48);
-        assert.equal(stack.sim.maxInFlight, 32);
-        assert.equal(stack.sim.listConnections().length, 64);
+        assert.equal(sim.maxInFlight, 32);
+        assert.equal(sim.listConnections().length, 64);
     });
 });
 
