@@ -296,6 +296,8 @@ describe("WebhookConnection under the pulumi CLI", function () {
         const failed = await e.stack.run("up", { env: { CHATBOT_RETRY_MAX_ATTEMPTS: "2" } });
         assert.notEqual(failed.code, 0);
         assert.match(failed.stdout + failed.stderr, /read back webhook connection "orders" failed/);
+        // What to do next, as the CLI shows it (the reasons of a half-made resource).
+        assert.match(failed.stdout + failed.stderr, /It exists \(id \w{24}\) and is recorded in state/);
         const [recorded] = await e.stack.resources(CONNECTION_TYPE);
         assert.equal(recorded?.id, sim.listConnections()[0].id, "what was made is in state");
 

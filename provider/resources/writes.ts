@@ -304,12 +304,13 @@ export function partialFailure(
     inputs: Plain,
     note = `It exists (id ${id}) and is recorded in state; the next \`pulumi up\` or \`pulumi refresh\` reads it back.`,
 ): Error {
-    const message = cause instanceof Error ? cause.message : String(cause);
-    const err = Object.assign(new Error(`${message} ${note}`), {
+    const message = `${cause instanceof Error ? cause.message : String(cause)} ${note}`;
+    const err = Object.assign(new Error(message), {
         id,
         // Without `__provider`, a later delete or refresh of the half-made resource could not
         // find its provider: the plugin records these properties as they are.
         properties: { ...properties, __provider: inputs.__provider },
+        // The pulumi CLI shows a half-done resource's reasons, not the error's message.
         reasons: [message],
     });
     return err;
