@@ -1,25 +1,29 @@
 /**
- * LegacyWebhook through the real dynamic-provider plugin against the simulator's `/webhooks`.
+ * LegacyWebhook: its checks, and whole programs through the real pulumi CLI against the
+ * simulator's `/webhooks` (tests/program.test.ts does the same for WebhookConnection).
  */
 import { strict as assert } from "assert";
-import { secret } from "./engine/plugin";
-import { CheckFailedError } from "./engine/engine";
+import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { check } from "../provider/resources/legacyWebhook";
-import { providerText, startStack, type Stack } from "./support";
+import { installedTesting } from "./support";
+import { CONNECTION_TYPE, LEGACY_TYPE, declareStack, isSecret, ok, plain, STORY, type Declared } from "./pulumi";
 
-const TYPE = "pulumi-nodejs:dynamic/chatbot:LegacyWebhook";
 const TOKEN = "legacy-token-5e1f-secret";
 const HEADER_VALUE = "legacy-header-77ab-secret";
-const SECRET_OUTPUTS = { additionalSecretOutputs: ["token", "headers", "auth"] };
-let PROVIDER: string;
+const HAND_TOKEN = "tok-by-hand-7e21-secret";
+const HAND_PASSWORD = "pw-by-hand-93af-secret";
+const HAND_HEADER = "hv-by-hand-11c4-secret";
 
-const inputs = (over: Record<string, unknown> = {}) => ({
-    name: "old-hook",
-    url: "https://public.example.com/hook",
-    token: secret(TOKEN),
-    headers: secret([{ name: "X-Key", value: HEADER_VALUE }]),
-    __provider: PROVIDER,
-    ...over,
+/** A LegacyWebhook of tests/programs/declare.js; its token and header value from secret config. */
+const webhook = (name: string, args: Record<string, unknown> = {}): Declared => ({
+    kind: "LegacyWebhook",
+    name,
+    args: {
+        url: `https://public.example.com/${name}`,
+        token: { secretConfig: "token" },
+        headers: [{ name: "X-Key", value: { secretConfig: "header" } }],
+        ...args,
+    },
 });
 
 describe("LegacyWebhook check", () => {
@@ -66,59 +70,167 @@ describe("LegacyWebhook check", () => {
     });
 });
 
-describe("LegacyWebhook through the dynamic-provider plugin", () => {
-    let stack: Stack;
+describe("LegacyWebhook under the pulumi CLI", function () {
+    this.timeout(300_000);
+    let sim: ChatbotSimulator;
+    let env: Awaited<ReturnType<typeof declareStack>> | undefined;
+
+    const stackOf = async (resources: Declared[], opts: { env?: Record<string, string> } = {}) => {
+        env = await declareStack(sim, {
+            config: { token: { secret: TOKEN }, header: { secret: HEADER_VALUE } },
+            env: opts.env,
+        });
+        await env.declare(resources);
+        return env;
+    };
+    /** `pulumi stack export` without --show-secrets holds none of these. */
+    const assertNoPlainSecrets = async (where: string) => {
+        const text = JSON.stringify(await env!.stack.export());
+        for (const s of [TOKEN, HEADER_VALUE, HAND_TOKEN, HAND_PASSWORD, HAND_HEADER, sim.token])
+            assert.ok(!text.includes(s), `${where}: a secret value in pulumi stack export`);
+    };
+
     before(async () => {
-        PROVIDER = await providerText("legacyWebhook");
+        sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop" } });
     });
-    beforeEach(async () => {
-        stack = await startStack();
+    beforeEach(() => {
+        sim.clearFaults();
+        for (const w of sim.listLegacyWebhooks()) sim.deleteLegacyWebhook(w.id);
+        for (const c of sim.listConnections()) sim.deleteConnection(c.id);
+        sim.resetRequests();
     });
-    afterEach(async () => {
-        try {
-            for (const text of [stack.plugin.stderr(), stack.engine.unmarkedStateText()]) {
-                assert.ok(!text.includes(TOKEN) && !text.includes(HEADER_VALUE), "no secret outside secret markers");
-            }
-        } finally {
-            await stack.close();
-        }
+    afterEach(() => {
+        env?.dispose();
+        env = undefined;
+    });
+    after(async () => {
+        await sim?.close();
     });
 
-    it("creates, updates in place, finds drift, and deletes", async () => {
-        const created = await stack.engine.register(TYPE, "old", inputs(), SECRET_OUTPUTS);
-        assert.equal(created.op, "create");
-        const stored = stack.sim.getLegacyWebhook(created.id)!;
+    it("creates, changes nothing on a second up, updates in place, finds drift and lastError on refresh, and destroys", async () => {
+        const e = await stackOf([webhook("old")]);
+        ok(await e.stack.run("up"));
+        const [stored] = sim.listLegacyWebhooks();
         assert.deepEqual(stored.headers, [{ name: "X-Key", value: HEADER_VALUE }]);
-        assert.equal((await stack.engine.register(TYPE, "old", inputs(), SECRET_OUTPUTS)).op, "same");
+        assert.equal(stored.token, TOKEN);
+        const again = ok(await e.stack.run("up"));
+        assert.deepEqual(again.changes, { same: 2 });
 
-        const renamed = await stack.engine.register(
-            TYPE,
-            "old",
-            inputs({ name: "renamed", token: undefined }),
-            SECRET_OUTPUTS,
-        );
-        assert.equal(renamed.op, "update");
-        assert.equal(stack.sim.getLegacyWebhook(created.id)!.name, "renamed");
-        assert.equal(stack.sim.getLegacyWebhook(created.id)!.token, undefined);
+        await e.declare([webhook("old", { name: "renamed", token: undefined })]);
+        const renamed = ok(await e.stack.run("up"));
+        assert.equal(renamed.changes.update, 1);
+        assert.equal(sim.getLegacyWebhook(stored.id)?.name, "renamed");
+        assert.equal(sim.getLegacyWebhook(stored.id)?.token, undefined, "a token left out is removed");
 
-        const urn = [...stack.engine.state.keys()][0];
-        stack.sim.editLegacyWebhook(created.id, { url: "https://changed.example/" });
-        stack.sim.noteError(created.id, "Timeout");
-        assert.equal((await stack.engine.refresh(urn)).kind, "drift");
-        const out = stack.engine.plainState(urn);
+        sim.editLegacyWebhook(stored.id, { url: "https://changed.example/" });
+        sim.noteError(stored.id, "Timeout");
+        ok(await e.stack.run("refresh"));
+        const [state] = await e.stack.resources(LEGACY_TYPE);
+        const out = plain(state.outputs) as Record<string, unknown>;
         assert.equal(out.url, "https://changed.example/");
         assert.equal(out.lastError, "Timeout");
         assert.equal(typeof out.lastErrorAt, "string");
+        await assertNoPlainSecrets("after refresh");
 
-        await stack.engine.destroyAll();
-        assert.deepEqual(stack.sim.listLegacyWebhooks(), []);
+        ok(await e.stack.run("destroy"));
+        assert.deepEqual(sim.listLegacyWebhooks(), []);
     });
 
-    it("refuses a private URL before anything is sent", async () => {
-        await assert.rejects(
-            stack.engine.register(TYPE, "old", inputs({ url: "http://10.0.0.8/hook" }), SECRET_OUTPUTS),
-            CheckFailedError,
-        );
-        assert.deepEqual(stack.sim.requests, []);
+    it("a private URL fails the preview naming url, before anything is sent", async () => {
+        const e = await stackOf([webhook("old", { url: "http://10.0.0.8/hook" })]);
+        const preview = await e.stack.run("preview");
+        assert.notEqual(preview.code, 0);
+        assert.match(preview.stdout + preview.stderr, /url: must be a public URL/);
+        assert.deepEqual(sim.requests, []);
+    });
+
+    it("a token, headers and auth added by hand where the program had none stay secret after refresh; the next up removes them", async () => {
+        const e = await stackOf([
+            { kind: "LegacyWebhook", name: "bare", args: { url: "https://public.example.com/b" } },
+        ]);
+        ok(await e.stack.run("up"));
+        const [made] = sim.listLegacyWebhooks();
+        sim.editLegacyWebhook(made.id, {
+            token: HAND_TOKEN,
+            headers: [{ name: "X-Key", value: HAND_HEADER }],
+            auth: { username: "bot", password: HAND_PASSWORD },
+        });
+        ok(await e.stack.run("refresh"));
+        const [state] = (await e.stack.export(true)).deployment.resources!.filter((r) => r.type === LEGACY_TYPE);
+        for (const key of ["token", "headers", "auth"]) {
+            assert.ok(isSecret(state.inputs?.[key]), `${key} is a secret input`);
+            assert.ok(isSecret(state.outputs?.[key]), `${key} is a secret output`);
+        }
+        await assertNoPlainSecrets("after the refresh");
+        ok(await e.stack.run("up"));
+        assert.equal(sim.getLegacyWebhook(made.id)?.token, undefined);
+        await assertNoPlainSecrets("after the up");
+    });
+
+    it(".get() of a missing id fails naming it; the serialized providers are small require()s holding no secret", async () => {
+        const e = await stackOf([
+            webhook("old"),
+            { kind: "WebhookConnection", name: "conn", args: { storyId: STORY, url: "https://public.example.com/c" } },
+        ]);
+        ok(await e.stack.run("up"));
+        for (const [type, module] of [
+            [LEGACY_TYPE, "legacyWebhook"],
+            [CONNECTION_TYPE, "webhookConnection"],
+        ]) {
+            const [r] = await e.stack.resources(type);
+            const text = String(r.outputs?.__provider);
+            assert.match(text, new RegExp(`require\\("pulumi-chatbot/providers/${module}"\\)`));
+            assert.ok(text.length < 1024, `the serialized provider is ${text.length} bytes`);
+            for (const s of [TOKEN, HEADER_VALUE, sim.token]) assert.ok(!text.includes(s));
+        }
+        await e.declare([webhook("old"), { kind: "LegacyWebhook", name: "missing", get: "0123456789abcdef01234567" }]);
+        const missing = await e.stack.run("up");
+        assert.notEqual(missing.code, 0);
+        assert.match(missing.stdout + missing.stderr, /no legacy webhook with id 0123456789abcdef01234567 exists/);
+    });
+
+    it("a partially failed update converges on the next up, with no change in the program", async () => {
+        const e = await stackOf([webhook("hook")], { env: { CHATBOT_RETRY_MAX_ATTEMPTS: "2" } });
+        ok(await e.stack.run("up"));
+        await e.stack.setConfig({ token: { secret: "tok-new-secret-1" } });
+        // The PUT lands; every read-back fails: the update is recorded as half-done.
+        sim.inject({ method: "GET", path: /^\/webhooks\/\w+$/, fault: { status: 500 }, times: 1000 });
+        const failed = await e.stack.run("up");
+        assert.notEqual(failed.code, 0);
+        assert.match(failed.stdout + failed.stderr, /The update was sent/);
+        sim.clearFaults();
+        ok(await e.stack.run("up"));
+        ok(await e.stack.run("preview", { refresh: true, expectNoChanges: true }));
+        assert.equal(sim.listLegacyWebhooks().length, 1);
+        assert.equal(sim.listLegacyWebhooks()[0].token, "tok-new-secret-1");
+    });
+
+    it("24 webhooks at the CLI's default parallelism and at 16, with 429, 503 and 504 answers: each one once", async () => {
+        const names = Array.from({ length: 24 }, (_, i) => `hook-${i}`);
+        for (const parallel of [undefined, 16]) {
+            const e = await stackOf(
+                names.map((n) => webhook(n)),
+                { env: { CHATBOT_RETRY_MAX_ATTEMPTS: "8" } },
+            );
+            sim.inject({ method: "POST", fault: { status: 429, retryAfter: "0" }, times: 6 });
+            sim.inject({ method: "POST", fault: { status: 503 }, times: 6 });
+            sim.inject({ method: "POST", fault: { status: 504, handled: true, envelope: false }, times: 3 });
+            ok(await e.stack.run("up", { parallel }));
+            await sim.idle();
+            assert.deepEqual(
+                sim
+                    .listLegacyWebhooks()
+                    .map((w) => w.name)
+                    .sort(),
+                [...names].sort(),
+                "each one once",
+            );
+            const ids = (await e.stack.resources(LEGACY_TYPE)).map((r) => r.id);
+            assert.equal(new Set(ids).size, 24, "no two resources share a webhook");
+            ok(await e.stack.run("destroy"));
+            assert.equal(sim.listLegacyWebhooks().length, 0);
+            e.dispose();
+            env = undefined;
+        }
     });
 });
