@@ -1,41 +1,35 @@
 /**
- * The runnable examples, whole: each program goes through preview, up, preview with no change, a
- * change of its stack config, up, a change by hand, refresh and destroy, with the local ChatBot
- * API simulator checked after every step.
+ * The runnable examples, whole, each run with the real pulumi CLI as its README says (`pulumi up`
+ * in a copy of its folder), against the local ChatBot API simulator, checked after every step.
  *
- * - examples/quickstart runs through the program stand-in (tests/engine/program.ts): the SDK's own
- *   program runner, the real dynamic-provider plugin, state in a file.
- * - examples/backend-alongside cannot reach AWS here. Its wiring is checked under
- *   `pulumi.runtime.setMocks` (the connection's url is the function URL output, secrets stay
- *   secret), and its lifecycle runs through the stand-in with the AWS resources mocked (echoed,
- *   plus the outputs AWS would compute: names, ARNs, the function URL).
- * - examples/pipelines.md: the CI drift check and a pull request's preview.
- * - `npm start`: scripts/quickstart.ts run as a process, with the stand-in.
+ * - examples/quickstart: preview, up, preview with no change, a change of its stack config, up, a
+ *   change by hand, refresh and destroy; replacement, components, the import option, failures.
+ * - examples/pipelines.md: the CI drift check and a pull request's preview, as written there.
+ * - examples/backend-alongside needs the AWS provider plugin, which cannot be had here (plugin
+ *   downloads are blocked, and the Go module proxy refuses pulumi-aws). Its wiring is checked
+ *   under `pulumi.runtime.setMocks` (the connection's url is the function URL output, secrets stay
+ *   secret), and its backend as Lambda would call it.
+ * - `npm start`: scripts/quickstart.ts run as a process.
  */
 import { strict as assert } from "assert";
 import { spawn } from "child_process";
 import * as fs from "fs";
-import * as http from "http";
-import type { AddressInfo } from "net";
 import * as os from "os";
 import * as path from "path";
 import { pathToFileURL } from "url";
 import * as pulumi from "@pulumi/pulumi";
 import type { ChatbotSimulator, StoredConnection } from "pulumi-chatbot/testing";
-import { isSecret, UNKNOWN, type PropertyMap } from "./engine/plugin";
 import {
     CHANGES_EXIT_CODE,
-    FAILURE_EXIT_CODE,
-    readStackState,
-    runPulumi,
-    summarize,
+    CONNECTION_TYPE,
+    isSecret,
+    ok,
+    plain,
+    PulumiStack,
     type ConfigValue,
-    type ProgramStep,
-    type ResourceMocks,
-    type RunMode,
-    type RunOptions,
     type RunResult,
-} from "./engine/program";
+    type StepMetadata,
+} from "./pulumi";
 import { installedRequire, installedTesting, root } from "./support";
 
 const EXAMPLES = path.join(root, "examples");
@@ -43,92 +37,96 @@ const QUICKSTART = path.join(EXAMPLES, "quickstart");
 const BACKEND = path.join(EXAMPLES, "backend-alongside");
 const STORY = "5f3c0d1e2a4b6c8d9e0f1a2b";
 const OTHER_STORY = "6a1b2c3d4e5f6a7b8c9d0e1f";
-const PASSPHRASE = "examples-test-passphrase";
 
-/** Secret values: none may appear in a state file or a program's log. */
+/** Secret values: none may appear in `pulumi stack export` or in what the CLI prints. */
 const WEBHOOK_TOKEN = "wt-3b9f1e-example-secret";
 const BASIC_PASSWORD = "bp-77c2aa-example-secret";
 
-/** One stack of one example against one simulator, state in a temporary folder. */
+/**
+ * One stack of one example, in a copy of its folder, against one simulator. Every run sets the
+ * stack config to the example's own plus the run's (as a user would with `pulumi config set`).
+ */
 class ExampleStack {
-    readonly stateFile: string;
-    private readonly dir: string;
     runs: RunResult[] = [];
 
-    constructor(
-        readonly projectDir: string,
+    private constructor(
+        readonly stack: PulumiStack,
         readonly sim: ChatbotSimulator,
         private readonly baseConfig: Record<string, ConfigValue>,
-        private readonly mocks?: ResourceMocks,
-    ) {
-        this.dir = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-example-"));
-        this.stateFile = path.join(this.dir, "dev.json");
+    ) {}
+
+    static async create(
+        example: string,
+        sim: ChatbotSimulator,
+        baseConfig: Record<string, ConfigValue>,
+    ): Promise<ExampleStack> {
+        const stack = await PulumiStack.create({
+            projectDir: copyExample(example),
+            // tsc type-checks the examples (npm run typecheck); here ts-node only transpiles them.
+            env: { PULUMI_NODEJS_TRANSPILE_ONLY: "true" },
+        });
+        return new ExampleStack(stack, sim, baseConfig);
+    }
+
+    /** The program's index.ts, replaced for a test. */
+    set program(source: string) {
+        fs.writeFileSync(path.join(this.stack.projectDir, "index.ts"), source);
+    }
+    get program(): string {
+        return fs.readFileSync(path.join(this.stack.projectDir, "index.ts"), "utf8");
     }
 
     async run(
-        mode: RunMode,
+        command: "preview" | "up" | "refresh" | "destroy",
         config: Record<string, ConfigValue> = {},
-        flags: Pick<RunOptions, "refresh" | "expectNoChanges"> & { projectDir?: string } = {},
+        flags: { refresh?: boolean; expectNoChanges?: boolean } = {},
     ): Promise<RunResult> {
-        const r = await runPulumi({
-            projectDir: flags.projectDir ?? this.projectDir,
-            mode,
-            stateFile: this.stateFile,
-            passphrase: PASSPHRASE,
-            config: {
-                "chatbot:apiUrl": this.sim.url,
-                "chatbot:token": { secret: this.sim.token },
-                ...this.baseConfig,
-                ...config,
-            },
-            ...(flags.refresh !== undefined ? { refresh: flags.refresh } : {}),
-            ...(flags.expectNoChanges !== undefined ? { expectNoChanges: flags.expectNoChanges } : {}),
-            ...(this.mocks ? { mocks: this.mocks } : {}),
+        await this.stack.setConfig({
+            "chatbot:apiUrl": this.sim.url,
+            "chatbot:token": { secret: this.sim.token },
+            ...this.baseConfig,
+            ...config,
         });
+        const r = await this.stack.run(command, flags);
         this.runs.push(r);
         return r;
     }
 
-    /** The run succeeded; its log is shown if not. */
-    static ok(r: RunResult): RunResult {
-        assert.equal(r.exitCode, 0, `pulumi ${r.mode} failed: ${r.error}\n${r.log}`);
-        return r;
-    }
-
-    /** A resource's recorded outputs, secrets unwrapped. */
-    outputs(name: string): PropertyMap {
-        const r = readStackState(this.stateFile, PASSPHRASE).find((x) => x.name === name && x.kind !== "stack");
+    /** A resource's recorded outputs, secrets as their values. */
+    async outputs(name: string): Promise<Record<string, unknown>> {
+        const r = (await this.stack.resources()).find((x) => x.urn.endsWith(`::${name}`));
         assert.ok(r, `${name} is in the state`);
-        return JSON.parse(JSON.stringify(r.outputs, (_k, v: unknown) => (isSecret(v) ? v.value : v))) as PropertyMap;
+        return plain(r.outputs) as Record<string, unknown>;
     }
 
-    /** Nothing secret in the state file as written, nor in any program log. */
-    assertNoSecretsLeaked(): void {
-        const text = fs.existsSync(this.stateFile) ? fs.readFileSync(this.stateFile, "utf8") : "";
+    /** The stack's outputs as `stack export --show-secrets` has them: secrets still marked. */
+    async stackOutputs(): Promise<Record<string, unknown>> {
+        const all = (await this.stack.export(true)).deployment.resources ?? [];
+        return all.find((r) => r.type === "pulumi:pulumi:Stack")?.outputs ?? {};
+    }
+
+    /** Nothing secret in `pulumi stack export`, nor in anything the CLI printed. */
+    async assertNoSecretsLeaked(): Promise<void> {
+        const text = JSON.stringify(await this.stack.export());
         for (const s of [WEBHOOK_TOKEN, BASIC_PASSWORD, this.sim.token]) {
-            assert.ok(!text.includes(s), "the state file holds a secret in plain text");
-            for (const r of this.runs) assert.ok(!r.log.includes(s), `the log of pulumi ${r.mode} shows a secret`);
+            assert.ok(!text.includes(s), "pulumi stack export shows a secret in plain text");
+            for (const r of this.runs) assert.ok(!(r.stdout + r.stderr).includes(s), "the CLI printed a secret");
         }
     }
 
     close(): void {
-        fs.rmSync(this.dir, { recursive: true, force: true });
+        this.stack.dispose();
+        fs.rmSync(path.dirname(this.stack.projectDir), { recursive: true, force: true });
     }
 }
 
-/** `[name, op]` of the WebhookConnection steps (refresh steps as `refresh-<what it found>`). */
+/** `[name, op]` of the WebhookConnection steps that change something, taken or planned (refresh
+ *  reads and unchanged ones left out). */
 function connectionSteps(r: RunResult): string[][] {
-    return r.steps
-        .filter((s) => s.type === "pulumi-nodejs:dynamic/chatbot:WebhookConnection")
-        .map((s) => [s.name, s.op === "refresh" ? `refresh-${s.refresh}` : s.op]);
-}
-
-function stepOf(r: RunResult, name: string, op?: ProgramStep["op"]): ProgramStep {
-    const s = r.steps.find(
-        (x) => x.name === name && x.type.startsWith("pulumi-nodejs:dynamic") && (!op || x.op === op),
-    );
-    assert.ok(s, `a step for ${name}${op ? ` (${op})` : ""} in ${JSON.stringify(r.steps)}`);
-    return s;
+    return r.events
+        .map((e) => e.resourcePreEvent?.metadata)
+        .filter((m): m is StepMetadata => m?.type === CONNECTION_TYPE && m.op !== "refresh" && m.op !== "same")
+        .map((m) => [m.urn.split("::").pop() ?? "", m.op]);
 }
 
 function byName(sim: ChatbotSimulator): Map<string, StoredConnection> {
@@ -139,10 +137,18 @@ function writes(sim: ChatbotSimulator): string[] {
     return sim.requests.filter((q) => q.method !== "GET").map((q) => `${q.method} ${q.path}`);
 }
 
+/** A copy of an example in a temporary folder, resolving packages from this repository. */
+function copyExample(from: string): string {
+    const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-example-")), path.basename(from));
+    fs.cpSync(from, dir, { recursive: true, filter: (src) => !src.includes("node_modules") });
+    fs.symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"), "dir");
+    return dir;
+}
+
 // ---------------------------------------------------------------------------------------------
 
-describe("examples/quickstart through the program stand-in", function () {
-    this.timeout(180_000);
+describe("examples/quickstart with the pulumi CLI", function () {
+    this.timeout(300_000);
     let sim: ChatbotSimulator;
     let stack: ExampleStack;
 
@@ -155,11 +161,11 @@ describe("examples/quickstart through the program stand-in", function () {
 
     beforeEach(async () => {
         sim = await installedTesting().ChatbotSimulator.start();
-        stack = new ExampleStack(QUICKSTART, sim, config);
+        stack = await ExampleStack.create(QUICKSTART, sim, config);
     });
     afterEach(async () => {
         try {
-            stack.assertNoSecretsLeaked();
+            await stack.assertNoSecretsLeaked();
         } finally {
             stack.close();
             await sim.close();
@@ -168,19 +174,17 @@ describe("examples/quickstart through the program stand-in", function () {
 
     it("preview, up, no-change preview, config change, up, drift by hand, refresh, destroy", async () => {
         // preview: a plan, and nothing in ChatBot, nothing in state.
-        const preview = ExampleStack.ok(await stack.run("preview"));
+        const preview = ok(await stack.run("preview"));
         assert.deepEqual(connectionSteps(preview), [
             ["orders", "create"],
             ["support", "create"],
         ]);
-        assert.equal(preview.outputs.ordersConnectionId, UNKNOWN, "an id is not known before up");
-        assert.equal(preview.outputs.supportUrl, "https://bot-backend.example.com/chatbot/support");
         assert.deepEqual(sim.requests, [], "preview calls no API");
-        assert.ok(!fs.existsSync(stack.stateFile), "preview writes no state");
+        assert.deepEqual(await stack.stack.resources(), [], "preview records nothing");
 
         // up: both connections, as declared, the second fed by the first's outputs.
-        const up = ExampleStack.ok(await stack.run("up"));
-        assert.deepEqual(summarize(up.steps), { create: 3 });
+        const up = ok(await stack.run("up"));
+        assert.deepEqual(up.changes, { create: 3 });
         const made = byName(sim);
         const orders = made.get("orders")!;
         const support = made.get("support")!;
@@ -191,31 +195,32 @@ describe("examples/quickstart through the program stand-in", function () {
         assert.equal(support.url, "https://bot-backend.example.com/chatbot/support");
         assert.deepEqual(support.auth, { username: "chatbot", password: BASIC_PASSWORD });
         assert.deepEqual(support.headers, { "X-Environment": "production", "X-Orders-Connection": orders.id });
-        assert.deepEqual(up.outputs, {
+        assert.deepEqual(await stack.stack.outputs(), {
             ordersConnectionId: orders.id,
             supportConnectionId: support.id,
             supportUrl: support.url,
         });
-        assert.ok(!isSecret(up.outputs.supportUrl), "a non-secret output stays plain");
-        const state = readStackState(stack.stateFile, PASSPHRASE).find((r) => r.name === "orders")!;
-        for (const key of ["token", "headers"]) assert.ok(isSecret(state.outputs[key]), `${key} is secret in state`);
+        assert.ok(!isSecret((await stack.stackOutputs()).supportUrl), "a non-secret output stays plain");
+        const [state] = (await stack.stack.export(true)).deployment.resources!.filter((r) =>
+            r.urn.endsWith("::orders"),
+        );
+        for (const key of ["token", "headers"]) assert.ok(isSecret(state.outputs?.[key]), `${key} is secret in state`);
 
         // The same program again: no change, no API call.
         sim.resetRequests();
-        const again = ExampleStack.ok(await stack.run("preview"));
-        assert.equal(again.changes, 0, JSON.stringify(again.steps));
+        const again = ok(await stack.run("preview"));
+        assert.deepEqual(again.changes, { same: 3 });
         assert.deepEqual(sim.requests, []);
 
         // A stack config change: previewed first (nothing touched), then made in place.
         const change = { environment: "staging", backendUrl: "https://new-backend.example.com" };
-        const planned = ExampleStack.ok(await stack.run("preview", change));
+        const planned = ok(await stack.run("preview", change));
         assert.deepEqual(connectionSteps(planned), [
             ["orders", "update"],
             ["support", "update"],
         ]);
-        assert.deepEqual(stepOf(planned, "orders").keys, ["headers", "url"]);
         assert.deepEqual(sim.requests, []);
-        ExampleStack.ok(await stack.run("up", change));
+        ok(await stack.run("up", change));
         const changed = byName(sim);
         assert.equal(changed.get("orders")!.id, orders.id, "updated in place");
         assert.equal(changed.get("orders")!.url, "https://new-backend.example.com/chatbot/orders");
@@ -229,18 +234,14 @@ describe("examples/quickstart through the program stand-in", function () {
         sim.editConnection(support.id, { url: "https://elsewhere.example/hook" });
         sim.deleteConnection(orders.id);
         sim.resetRequests();
-        const refresh = ExampleStack.ok(await stack.run("refresh", change));
-        assert.deepEqual(connectionSteps(refresh), [
-            ["orders", "refresh-deleted"],
-            ["support", "refresh-drift"],
-        ]);
-        assert.ok(stepOf(refresh, "support").keys?.includes("url"));
+        const refresh = ok(await stack.run("refresh", change));
+        assert.deepEqual(refresh.changes, { delete: 1, update: 1, same: 1 });
         assert.deepEqual(writes(sim), [], "refresh only reads");
-        assert.equal(stack.outputs("support").url, "https://elsewhere.example/hook");
+        assert.equal((await stack.outputs("support")).url, "https://elsewhere.example/hook");
         assert.equal(sim.getConnection(support.id)!.url, "https://elsewhere.example/hook");
 
         // up puts it right: orders again (a new id), and support follows it.
-        ExampleStack.ok(await stack.run("up", change));
+        ok(await stack.run("up", change));
         const fixed = byName(sim);
         const newOrders = fixed.get("orders")!;
         assert.notEqual(newOrders.id, orders.id);
@@ -248,260 +249,224 @@ describe("examples/quickstart through the program stand-in", function () {
         assert.equal(fixed.get("support")!.url, "https://new-backend.example.com/chatbot/support");
         assert.equal(fixed.get("support")!.headers!["X-Orders-Connection"], newOrders.id);
 
-        // destroy: nothing left in ChatBot or in state.
-        const destroy = ExampleStack.ok(await stack.run("destroy", change));
+        // destroy: nothing left in ChatBot or in state, dependents first.
+        const destroy = ok(await stack.run("destroy", change));
         assert.deepEqual(
             connectionSteps(destroy).map(([name, op]) => `${op} ${name}`),
             ["delete support", "delete orders"],
-            "dependents first",
         );
         assert.deepEqual(sim.listConnections(), []);
-        assert.deepEqual(readStackState(stack.stateFile, PASSPHRASE), []);
+        assert.deepEqual(await stack.stack.resources(), []);
     });
 
     it("a new story replaces both connections, each created before the old one is deleted", async () => {
-        ExampleStack.ok(await stack.run("up"));
+        ok(await stack.run("up"));
         const before = byName(sim);
-        const r = ExampleStack.ok(await stack.run("up", { storyId: OTHER_STORY }));
-        assert.deepEqual(connectionSteps(r), [
-            ["orders", "replace"],
-            ["support", "replace"],
-        ]);
+        const r = ok(await stack.run("up", { storyId: OTHER_STORY }));
+        assert.deepEqual(r.changes, { replace: 2, same: 1 });
+        const order = connectionSteps(r).map(([name, op]) => `${op} ${name}`);
+        for (const name of ["orders", "support"])
+            assert.ok(
+                order.indexOf(`create-replacement ${name}`) < order.indexOf(`delete-replaced ${name}`),
+                `${name}: created before the old one is deleted (${order.join(", ")})`,
+            );
         const after = byName(sim);
         assert.equal(after.size, 2, "the old connections are gone");
         assert.notEqual(after.get("orders")!.id, before.get("orders")!.id);
         assert.equal(after.get("support")!.story.id, OTHER_STORY);
         assert.equal(after.get("support")!.headers!["X-Orders-Connection"], after.get("orders")!.id);
-        ExampleStack.ok(await stack.run("destroy"));
+        ok(await stack.run("destroy"));
         assert.deepEqual(sim.listConnections(), []);
     });
 
     it("a child of a component carries its parent's type in its URN; one left out of the program is deleted", async () => {
-        // A program of its own, beside the quickstart (same project, so the same stack).
-        const copy = copyExample(QUICKSTART);
-        try {
-            fs.writeFileSync(
-                path.join(copy, "index.ts"),
-                [
-                    'import * as pulumi from "@pulumi/pulumi";',
-                    'import * as chatbot from "pulumi-chatbot";',
-                    "const cfg = new pulumi.Config();",
-                    'const storyId = cfg.require("storyId");',
-                    "class Bot extends pulumi.ComponentResource {",
-                    "    readonly connections: chatbot.WebhookConnection[];",
-                    "    constructor(name: string, hooks: string[]) {",
-                    '        super("acme:chatbot:Bot", name);',
-                    "        this.connections = hooks.map(",
-                    "            (h) => new chatbot.WebhookConnection(h, { storyId, url: `https://bot.example.com/${h}`, token: `t-${h}` }, { parent: this }),",
-                    "        );",
-                    "        this.registerOutputs({ hooks: hooks.length });",
-                    "    }",
-                    "}",
-                    'const bot = new Bot("bot", cfg.require("hooks").split(","));',
-                    "export const ids = bot.connections.map((c) => c.id);",
-                    "// Secret because the engine returned it marked (additionalSecretOutputs): the SDK does not mark it itself.",
-                    "export const firstToken = bot.connections[0].token;",
-                    "",
-                ].join("\n"),
-            );
-            const up = ExampleStack.ok(await stack.run("up", { hooks: "a,b" }, { projectDir: copy }));
-            assert.equal(
-                stepOf(up, "a").urn,
-                "urn:pulumi:dev::chatbot-quickstart::acme:chatbot:Bot$pulumi-nodejs:dynamic/chatbot:WebhookConnection::a",
-            );
-            assert.ok(isSecret(up.outputs.firstToken), "outputs reach the program with their secret marks");
-            assert.equal((up.outputs.firstToken as { value: unknown }).value, "t-a");
-            const component = readStackState(stack.stateFile, PASSPHRASE).find((r) => r.kind === "component");
-            assert.deepEqual(component?.outputs, { hooks: 2 }, "the component's registered outputs are kept");
-            const b = byName(sim).get("b")!;
+        stack.program = [
+            'import * as pulumi from "@pulumi/pulumi";',
+            'import * as chatbot from "pulumi-chatbot";',
+            "const cfg = new pulumi.Config();",
+            'const storyId = cfg.require("storyId");',
+            "class Bot extends pulumi.ComponentResource {",
+            "    readonly connections: chatbot.WebhookConnection[];",
+            "    constructor(name: string, hooks: string[]) {",
+            '        super("acme:chatbot:Bot", name);',
+            "        this.connections = hooks.map(",
+            "            (h) => new chatbot.WebhookConnection(h, { storyId, url: `https://bot.example.com/${h}`, token: `t-${h}` }, { parent: this }),",
+            "        );",
+            "        this.registerOutputs({ hooks: hooks.length });",
+            "    }",
+            "}",
+            'const bot = new Bot("bot", cfg.require("hooks").split(","));',
+            "export const ids = bot.connections.map((c) => c.id);",
+            "// Secret because the engine returned it marked (additionalSecretOutputs): the SDK does not mark it itself.",
+            "export const firstToken = bot.connections[0].token;",
+            "",
+        ].join("\n");
+        ok(await stack.run("up", { hooks: "a,b" }));
+        const all = (await stack.stack.export(true)).deployment.resources ?? [];
+        assert.ok(
+            all.some(
+                (r) =>
+                    r.urn ===
+                    "urn:pulumi:dev::chatbot-quickstart::acme:chatbot:Bot$pulumi-nodejs:dynamic/chatbot:WebhookConnection::a",
+            ),
+            "the child's URN",
+        );
+        const firstToken = (await stack.stackOutputs()).firstToken;
+        assert.ok(isSecret(firstToken), "outputs reach the program with their secret marks");
+        assert.equal(plain(firstToken), "t-a");
+        const component = all.find((r) => r.type === "acme:chatbot:Bot");
+        assert.deepEqual(component?.outputs, { hooks: 2 }, "the component's registered outputs are kept");
+        const b = byName(sim).get("b")!;
 
-            const planned = ExampleStack.ok(await stack.run("preview", { hooks: "a" }, { projectDir: copy }));
-            assert.deepEqual(connectionSteps(planned), [
-                ["a", "same"],
-                ["b", "delete"],
-            ]);
-            assert.ok(sim.getConnection(b.id), "a preview deletes nothing");
-            ExampleStack.ok(await stack.run("up", { hooks: "a" }, { projectDir: copy }));
-            assert.deepEqual([...byName(sim).keys()], ["a"]);
-            ExampleStack.ok(await stack.run("destroy", { hooks: "a" }, { projectDir: copy }));
-            assert.deepEqual(sim.listConnections(), []);
-        } finally {
-            fs.rmSync(copy, { recursive: true, force: true });
-        }
+        const planned = ok(await stack.run("preview", { hooks: "a" }));
+        assert.deepEqual(connectionSteps(planned), [["b", "delete"]]);
+        assert.ok(sim.getConnection(b.id), "a preview deletes nothing");
+        ok(await stack.run("up", { hooks: "a" }));
+        assert.deepEqual([...byName(sim).keys()], ["a"]);
+        ok(await stack.run("destroy", { hooks: "a" }));
+        assert.deepEqual(sim.listConnections(), []);
     });
 
-    it("the import option adopts an existing connection with any engine; .get() of a missing id fails naming it", async () => {
-        // The engine's import step reads with the id alone, which no dynamic provider can serve
-        // (ENGINE-RULES R1.1): the class turns `import` into an adopting create instead.
+    it("the import option adopts an existing connection; .get() of a missing id fails naming it", async () => {
+        // The engine's import step reads with the id alone, which no dynamic provider can serve:
+        // the class turns `import` into an adopting create instead.
         const res = await fetch(`${sim.url}/v2/integrations/webhook`, {
             method: "POST",
             headers: { authorization: `Bearer ${sim.token}`, "content-type": "application/json" },
             body: JSON.stringify({ storyId: STORY, name: "by-hand", url: "https://bot.example.com/by-hand" }),
         });
         const existing = ((await res.json()) as { id: string }).id;
-        const copy = copyExample(QUICKSTART);
-        try {
-            const program = (extra: string) =>
-                [
-                    'import * as pulumi from "@pulumi/pulumi";',
-                    'import * as chatbot from "pulumi-chatbot";',
-                    "const cfg = new pulumi.Config();",
-                    "const c = new chatbot.WebhookConnection(",
-                    '    "by-hand",',
-                    '    { storyId: cfg.require("storyId"), url: "https://bot.example.com/by-hand", token: cfg.requireSecret("webhookToken") },',
-                    '    { import: cfg.require("existingId") },',
-                    ");",
-                    "export const id = c.id;",
-                    extra,
-                    "",
-                ].join("\n");
-            fs.writeFileSync(path.join(copy, "index.ts"), program(""));
-            sim.resetRequests();
-            ExampleStack.ok(await stack.run("up", { existingId: existing }, { projectDir: copy }));
-            assert.deepEqual(
-                sim.requests.filter((r) => r.method === "POST").map((r) => r.path),
-                [],
-                "adopted: nothing created",
-            );
-            assert.equal(sim.listConnections().length, 1);
-            assert.equal(stack.outputs("by-hand").token !== undefined, true, "the token the program sets was put");
-            assert.equal(sim.listConnections()[0].id, existing);
+        const program = (extra: string) =>
+            [
+                'import * as pulumi from "@pulumi/pulumi";',
+                'import * as chatbot from "pulumi-chatbot";',
+                "const cfg = new pulumi.Config();",
+                "const c = new chatbot.WebhookConnection(",
+                '    "by-hand",',
+                '    { storyId: cfg.require("storyId"), url: "https://bot.example.com/by-hand", token: cfg.requireSecret("webhookToken") },',
+                '    { import: cfg.require("existingId") },',
+                ");",
+                "export const id = c.id;",
+                extra,
+                "",
+            ].join("\n");
+        stack.program = program("");
+        sim.resetRequests();
+        ok(await stack.run("up", { existingId: existing }));
+        assert.deepEqual(writes(sim), [`PUT /v2/integrations/webhook/${existing}`], "adopted: nothing created");
+        assert.equal(sim.listConnections().length, 1);
+        assert.equal((await stack.outputs("by-hand")).token, WEBHOOK_TOKEN, "the token the program sets was put");
+        assert.equal(sim.listConnections()[0].token, WEBHOOK_TOKEN);
 
-            const missing = "0123456789abcdef01234567";
-            fs.writeFileSync(
-                path.join(copy, "index.ts"),
-                program(`export const other = chatbot.WebhookConnection.get("other", "${missing}").url;`),
-            );
-            const r = await stack.run("up", { existingId: existing }, { projectDir: copy });
-            assert.equal(r.exitCode, FAILURE_EXIT_CODE);
-            assert.match(r.error ?? "", new RegExp(`no webhook connection with id ${missing}`));
-            ExampleStack.ok(await stack.run("destroy", { existingId: existing }, { projectDir: copy }));
-            assert.deepEqual(sim.listConnections(), []);
-        } finally {
-            fs.rmSync(copy, { recursive: true, force: true });
-        }
+        const missing = "0123456789abcdef01234567";
+        stack.program = program(`export const other = chatbot.WebhookConnection.get("other", "${missing}").url;`);
+        const r = await stack.run("up", { existingId: existing });
+        assert.notEqual(r.code, 0);
+        assert.match(r.stdout + r.stderr, new RegExp(`no webhook connection with id ${missing}`));
+        ok(await stack.run("destroy", { existingId: existing }));
+        assert.deepEqual(sim.listConnections(), []);
     });
 
-    it("a failed registration ends the program at once, keeps what exists and says why", async () => {
-        ExampleStack.ok(await stack.run("up"));
+    it("a failed registration ends the program, keeps what exists and says why", async () => {
+        ok(await stack.run("up"));
         const before = sim.listConnections();
+        const started = Date.now();
         const r = await stack.run("up", { storyId: "too-short" });
-        assert.equal(r.exitCode, FAILURE_EXIT_CODE);
-        assert.match(r.error ?? "", /orders.*storyId.*24 characters/);
-        assert.ok(r.durationMs < 15_000, `the failed run took ${r.durationMs} ms`);
+        assert.notEqual(r.code, 0);
+        assert.match(r.stdout + r.stderr, /storyId: must be exactly 24 characters/);
+        assert.ok(Date.now() - started < 30_000, `the failed run took ${Date.now() - started} ms`);
         assert.deepEqual(sim.listConnections(), before, "nothing changed, nothing deleted");
-        assert.equal(readStackState(stack.stateFile, PASSPHRASE).filter((x) => x.kind === "dynamic").length, 2);
+        assert.equal((await stack.stack.resources(CONNECTION_TYPE)).length, 2);
         // An exception in the program itself fails the run too, and deletes nothing.
         const thrown = await stack.run("up", { backendUrl: "not a url" });
-        assert.equal(thrown.exitCode, FAILURE_EXIT_CODE);
-        assert.match(thrown.log, /Invalid URL/);
+        assert.notEqual(thrown.code, 0);
+        assert.match(thrown.stdout + thrown.stderr, /Invalid URL/);
         assert.deepEqual(sim.listConnections(), before);
         // The state's secrets open only with the stack's passphrase.
-        await assert.rejects(
-            runPulumi({ projectDir: QUICKSTART, mode: "preview", stateFile: stack.stateFile, passphrase: "wrong" }),
-            /incorrect passphrase/,
-        );
-        ExampleStack.ok(await stack.run("destroy"));
+        const wrong = await stack.stack.pulumi(["preview"], { env: { PULUMI_CONFIG_PASSPHRASE: "wrong" } });
+        assert.notEqual(wrong.code, 0);
+        assert.match(wrong.stdout + wrong.stderr, /incorrect passphrase/);
+        ok(await stack.run("destroy"));
     });
 });
 
 // ---------------------------------------------------------------------------------------------
 
-describe("examples/pipelines.md with the program stand-in", function () {
-    this.timeout(120_000);
+describe("examples/pipelines.md with the pulumi CLI", function () {
+    this.timeout(300_000);
     let sim: ChatbotSimulator;
     let stack: ExampleStack;
-    let copy: string | undefined;
 
     beforeEach(async () => {
         sim = await installedTesting().ChatbotSimulator.start();
-        stack = new ExampleStack(QUICKSTART, sim, {
+        stack = await ExampleStack.create(QUICKSTART, sim, {
             storyId: STORY,
             backendUrl: "https://bot-backend.example.com",
             webhookToken: { secret: WEBHOOK_TOKEN },
             basicPassword: { secret: BASIC_PASSWORD },
         });
-        ExampleStack.ok(await stack.run("up"));
+        ok(await stack.run("up"));
     });
     afterEach(async () => {
         try {
-            stack.assertNoSecretsLeaked();
-            ExampleStack.ok(await stack.run("destroy"));
+            await stack.assertNoSecretsLeaked();
+            ok(await stack.run("destroy"));
         } finally {
             stack.close();
-            if (copy) fs.rmSync(copy, { recursive: true, force: true });
-            copy = undefined;
             await sim.close();
         }
     });
 
+    // As pipelines.md writes it: pulumi preview --refresh --expect-no-changes
     const driftCheck = () => stack.run("preview", {}, { refresh: true, expectNoChanges: true });
 
     it("the drift check passes when clean, fails after a hand edit without changing anything, passes once fixed", async () => {
-        assert.equal((await driftCheck()).exitCode, 0);
+        assert.equal((await driftCheck()).code, 0);
 
         const support = byName(sim).get("support")!;
         sim.editConnection(support.id, { headers: { "X-Environment": "production" } });
         sim.resetRequests();
         const drifted = await driftCheck();
-        assert.equal(drifted.exitCode, CHANGES_EXIT_CODE);
-        assert.match(drifted.error ?? "", /no changes were expected/);
-        assert.deepEqual(connectionSteps(drifted), [
-            ["orders", "refresh-same"],
-            ["support", "refresh-drift"],
-            ["orders", "same"],
-            ["support", "update"],
-        ]);
-        assert.deepEqual(stepOf(drifted, "support", "update").keys, ["headers"]);
+        assert.equal(drifted.code, CHANGES_EXIT_CODE);
+        assert.match(drifted.stdout + drifted.stderr, /no changes were expected/);
+        assert.deepEqual(connectionSteps(drifted), [["support", "update"]]);
         assert.deepEqual(writes(sim), [], "a drift check only reads");
         assert.deepEqual(sim.getConnection(support.id)!.headers, { "X-Environment": "production" });
 
-        ExampleStack.ok(await stack.run("up", {}, { refresh: true }));
+        // As pipelines.md writes it: pulumi up --refresh
+        ok(await stack.run("up", {}, { refresh: true }));
         assert.equal(sim.getConnection(support.id)!.headers!["X-Orders-Connection"], byName(sim).get("orders")!.id);
-        assert.equal((await driftCheck()).exitCode, 0);
+        assert.equal((await driftCheck()).code, 0);
     });
 
     it("a pull request's preview of a changed program shows the planned changes and touches nothing", async () => {
         // The branch: the quickstart with a new path for orders and a third connection.
-        copy = copyExample(QUICKSTART);
-        const index = path.join(copy, "index.ts");
-        const source = fs.readFileSync(index, "utf8");
-        fs.writeFileSync(
-            index,
-            source.replace('"/chatbot/orders"', '"/chatbot/v2/orders"') +
-                '\nexport const billingId = new chatbot.WebhookConnection("billing", { storyId, url: "https://billing.example.com/hook" }).id;\n',
-        );
+        stack.program =
+            stack.program.replace('"/chatbot/orders"', '"/chatbot/v2/orders"') +
+            '\nexport const billingId = new chatbot.WebhookConnection("billing", { storyId, url: "https://billing.example.com/hook" }).id;\n';
         const before = sim.listConnections();
         sim.resetRequests();
-        const pr = ExampleStack.ok(await stack.run("preview", {}, { projectDir: copy }));
+        const pr = ok(await stack.run("preview"));
         // Registrations that do not depend on each other arrive in any order.
         assert.deepEqual(connectionSteps(pr).sort(), [
             ["billing", "create"],
             ["orders", "update"],
             ["support", "update"],
         ]);
-        assert.deepEqual(stepOf(pr, "orders").keys, ["url"]);
-        assert.deepEqual(stepOf(pr, "support").keys, ["url"], "support's url follows orders'");
         assert.deepEqual(sim.requests, [], "a preview calls no API");
         assert.deepEqual(sim.listConnections(), before);
     });
 });
-
-/** A copy of an example in a temporary folder, resolving packages from this repository. */
-function copyExample(from: string): string {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-example-copy-"));
-    fs.cpSync(from, dir, { recursive: true, filter: (src) => !src.includes("node_modules") });
-    fs.symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"), "dir");
-    return dir;
-}
 
 // ---------------------------------------------------------------------------------------------
 
 const FUNCTION_URL = "https://q4ldmbyhpd7mgbbmwprqbmlsvm0hzxhc.lambda-url.eu-west-1.on.aws/";
 
 /** What AWS would compute for the example's resources: names, ARNs, the function URL. */
-const awsMocks: ResourceMocks = {
-    newResource({ type, name }) {
+const awsMocks = {
+    newResource({ type, name }: { type: string; name: string; inputs: unknown }): {
+        state?: Record<string, unknown>;
+    } {
         const physical = `${name}-7f3a2c1`;
         const arn = `arn:aws:${type.split(/[:/]/)[1]}:eu-west-1:123456789012:${physical}`;
         if (type === "aws:lambda/functionUrl:FunctionUrl")
@@ -518,44 +483,6 @@ type BackendHandler = (
 
 /** The backend's environment as the program sets it (the token is added where it matters). */
 const BACKEND_ENV = { BASIC_USERNAME: "chatbot", BASIC_PASSWORD: BASIC_PASSWORD, ENVIRONMENT: "production" };
-
-/**
- * A function URL on 127.0.0.1: turns each HTTP request into the event Lambda would give the
- * backend (payload format 2.0, body in base64) and its result back into the answer, so the
- * simulator's verification request and webhook calls reach backend/index.mjs as they would on AWS.
- */
-async function functionUrlOnLoopback(handler: BackendHandler): Promise<{ url: string; close(): Promise<void> }> {
-    const server = http.createServer((req, res) => {
-        const chunks: Buffer[] = [];
-        req.on("data", (c: Buffer) => chunks.push(c));
-        req.on("end", () => {
-            const [rawPath, rawQueryString = ""] = (req.url ?? "/").split(/\?(.*)/s);
-            const headers: Record<string, string> = {};
-            for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = String(v);
-            const body = Buffer.concat(chunks);
-            handler({
-                version: "2.0",
-                rawPath,
-                rawQueryString,
-                headers,
-                requestContext: { domainName: headers.host, http: { method: req.method } },
-                ...(body.length > 0 ? { body: body.toString("base64"), isBase64Encoded: true } : {}),
-            }).then(
-                (r) => res.writeHead(r.statusCode, r.headers).end(r.body),
-                () => res.writeHead(502).end(),
-            );
-        });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    return {
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-        close: () =>
-            new Promise<void>((resolve) => {
-                server.closeAllConnections();
-                server.close(() => resolve());
-            }),
-    };
-}
 
 describe("examples/backend-alongside", function () {
     this.timeout(180_000);
@@ -708,133 +635,6 @@ describe("examples/backend-alongside", function () {
         const wrong = await get("challenge=c-7&token=another");
         assert.equal(wrong.statusCode, 401);
         assert.ok(!wrong.body.includes("c-7") && !wrong.body.includes(WEBHOOK_TOKEN));
-    });
-
-    describe("through the program stand-in, with the AWS resources mocked and ChatBot's verification on", () => {
-        let sim: ChatbotSimulator;
-        let stack: ExampleStack;
-        let backendHandler: (env: Record<string, string>) => BackendHandler;
-        // The deployed backend: backend/index.mjs behind a function URL on loopback, with the
-        // token it was given (the program's, unless a test deploys it with another).
-        let backendToken = WEBHOOK_TOKEN;
-        let functionUrl: { url: string; close(): Promise<void> };
-        let deployedUrl = ""; // the loopback function URL, as the FunctionUrl mock reports it
-
-        before(async () => {
-            ({ backendHandler } = (await import(pathToFileURL(path.join(BACKEND, "backend", "index.mjs")).href)) as {
-                backendHandler: typeof backendHandler;
-            });
-            functionUrl = await functionUrlOnLoopback((event) =>
-                backendHandler({ ...BACKEND_ENV, WEBHOOK_TOKEN: backendToken })(event),
-            );
-            deployedUrl = functionUrl.url;
-        });
-        after(() => functionUrl.close());
-
-        beforeEach(async () => {
-            backendToken = WEBHOOK_TOKEN;
-            sim = await installedTesting().ChatbotSimulator.start({ verifyWebhooks: true });
-            stack = new ExampleStack(
-                BACKEND,
-                sim,
-                {
-                    "aws:region": "eu-west-1",
-                    storyId: STORY,
-                    basicPassword: { secret: BASIC_PASSWORD },
-                    webhookToken: { secret: WEBHOOK_TOKEN },
-                },
-                {
-                    newResource(args) {
-                        const r = awsMocks.newResource(args);
-                        return args.type === "aws:lambda/functionUrl:FunctionUrl"
-                            ? { state: { ...r.state, functionUrl: deployedUrl } }
-                            : r;
-                    },
-                },
-            );
-        });
-        afterEach(async () => {
-            try {
-                stack.assertNoSecretsLeaked();
-            } finally {
-                stack.close();
-                await sim.close();
-            }
-        });
-
-        it("preview, up, no-change preview, config change, up, drift by hand, refresh, destroy", async () => {
-            // preview: the function URL is not known yet, so neither is the connection's url.
-            const preview = ExampleStack.ok(await stack.run("preview"));
-            assert.deepEqual(connectionSteps(preview), [["orders", "create"]]);
-            assert.equal(preview.outputs.webhookUrl, UNKNOWN);
-            assert.deepEqual(sim.requests, []);
-
-            const up = ExampleStack.ok(await stack.run("up"));
-            assert.equal(
-                up.steps.filter((s) => s.op === "create").length,
-                8,
-                "the stack, 6 AWS resources, the connection",
-            );
-            const [c] = sim.listConnections();
-            assert.equal(sim.listConnections().length, 1);
-            assert.equal(c.url, deployedUrl, "ChatBot calls the function URL");
-            assert.deepEqual(c.auth, { username: "chatbot", password: BASIC_PASSWORD });
-            assert.equal(c.token, WEBHOOK_TOKEN);
-            assert.deepEqual(up.outputs, { connectionId: c.id, webhookUrl: deployedUrl });
-
-            sim.resetRequests();
-            const again = ExampleStack.ok(await stack.run("preview"));
-            assert.equal(again.changes, 0, JSON.stringify(again.steps));
-            assert.deepEqual(sim.requests, []);
-
-            // A config change reaches both sides: the function's environment and the connection's header.
-            const planned = ExampleStack.ok(await stack.run("preview", { environment: "staging" }));
-            assert.deepEqual(
-                planned.steps.filter((s) => s.op !== "same").map((s) => `${s.op} ${s.type}::${s.name}`),
-                [
-                    "update aws:lambda/function:Function::backend",
-                    "update pulumi-nodejs:dynamic/chatbot:WebhookConnection::orders",
-                ],
-            );
-            assert.deepEqual(sim.requests, []);
-            ExampleStack.ok(await stack.run("up", { environment: "staging" }));
-            assert.deepEqual(sim.getConnection(c.id)!.headers, { "X-Environment": "staging" });
-            assert.equal(sim.getConnection(c.id)!.url, deployedUrl);
-
-            // By hand: a password changed in the dashboard. Refresh records it, up puts it back.
-            sim.editConnection(c.id, { auth: { username: "chatbot", password: "changed-by-hand" } });
-            const refresh = ExampleStack.ok(await stack.run("refresh", { environment: "staging" }));
-            assert.deepEqual(stepOf(refresh, "orders").keys, ["auth", "updatedAt"]);
-            assert.equal(sim.getConnection(c.id)!.auth!.password, "changed-by-hand");
-            ExampleStack.ok(await stack.run("up", { environment: "staging" }));
-            assert.equal(sim.getConnection(c.id)!.auth!.password, BASIC_PASSWORD);
-
-            ExampleStack.ok(await stack.run("destroy"));
-            assert.deepEqual(sim.listConnections(), []);
-            assert.deepEqual(readStackState(stack.stateFile, PASSPHRASE), []);
-        });
-
-        it("a backend deployed with another token fails the up with ChatBot's verification message, leaving no connection", async () => {
-            backendToken = "a-token-from-an-old-deploy";
-            const up = await stack.run("up");
-            assert.equal(up.exitCode, FAILURE_EXIT_CODE, up.log);
-            const said = `${up.error ?? ""}\n${up.log}`;
-            assert.match(said, /webhook verification failed: .*refused the token/);
-            assert.match(said, /needs HTTP 200 with the challenge as the whole body/);
-            // The provider says what ChatBot needs of the program.
-            assert.match(said, /the backend must be deployed and answer it/);
-            assert.match(said, /the connection must depend on the backend/);
-            assert.ok(!said.includes(backendToken) && !said.includes(WEBHOOK_TOKEN), "no token in the message");
-            assert.deepEqual(sim.listConnections(), [], "ChatBot holds no connection");
-            assert.ok(
-                !readStackState(stack.stateFile, PASSPHRASE).some(
-                    (r) => r.type === "pulumi-nodejs:dynamic/chatbot:WebhookConnection",
-                ),
-                "the state holds no connection",
-            );
-            ExampleStack.ok(await stack.run("destroy"));
-            assert.deepEqual(readStackState(stack.stateFile, PASSPHRASE), [], "destroy leaves nothing behind");
-        });
     });
 });
 
