@@ -13,7 +13,7 @@
 import { strict as assert } from "assert";
 import type { ChatbotSimulator, FaultKind } from "pulumi-chatbot/testing";
 import { providerModule, ResourceSteps } from "./providerSteps";
-import { installedTesting } from "./support";
+import { installedTesting, emptySimulator } from "./support";
 
 type PropertyMap = Record<string, unknown>;
 
@@ -256,10 +256,8 @@ for (const kit of [v2, legacy]) {
         });
         beforeEach(async () => {
             await sim.idle(); // late answers of the previous case have landed
-            sim.clearFaults();
+            emptySimulator(sim);
             sim.clockOffsetMs = 0;
-            for (const c of sim.listConnections()) sim.deleteConnection(c.id);
-            for (const w of sim.listLegacyWebhooks()) sim.deleteLegacyWebhook(w.id);
             hook = new ResourceSteps(provider);
             errors = [];
         });

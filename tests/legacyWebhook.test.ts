@@ -5,7 +5,7 @@
 import { strict as assert } from "assert";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { check } from "../provider/resources/legacyWebhook";
-import { installedTesting } from "./support";
+import { installedTesting, emptySimulator } from "./support";
 import { CONNECTION_TYPE, LEGACY_TYPE, declareStack, isSecret, ok, plain, STORY, type Declared } from "./pulumi";
 
 const TOKEN = "legacy-token-5e1f-secret";
@@ -94,10 +94,7 @@ describe("LegacyWebhook under the pulumi CLI", function () {
         sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop" } });
     });
     beforeEach(() => {
-        sim.clearFaults();
-        for (const w of sim.listLegacyWebhooks()) sim.deleteLegacyWebhook(w.id);
-        for (const c of sim.listConnections()) sim.deleteConnection(c.id);
-        sim.resetRequests();
+        emptySimulator(sim);
     });
     afterEach(() => {
         env?.dispose();

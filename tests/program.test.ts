@@ -5,7 +5,7 @@
  */
 import { strict as assert } from "assert";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
-import { installedTesting } from "./support";
+import { installedTesting, emptySimulator } from "./support";
 import {
     CHANGES_EXIT_CODE,
     CONNECTION_TYPE,
@@ -53,9 +53,7 @@ describe("WebhookConnection under the pulumi CLI", function () {
         sim = await ChatbotSimulator.start({ stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" } });
     });
     beforeEach(() => {
-        sim.clearFaults();
-        for (const c of sim.listConnections()) sim.deleteConnection(c.id);
-        sim.resetRequests();
+        emptySimulator(sim);
     });
     afterEach(() => {
         env?.dispose();

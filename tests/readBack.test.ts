@@ -8,7 +8,7 @@
 import { strict as assert } from "assert";
 import type { ChatbotSimulator, FaultKind } from "pulumi-chatbot/testing";
 import type * as ProviderModule from "pulumi-chatbot/providers/webhookConnection";
-import { installedRequire, installedTesting } from "./support";
+import { installedRequire, installedTesting, emptySimulator } from "./support";
 
 const STORY = "5f3c0d1e2a4b6c8d9e0f1a2b";
 const ONE = /^\/v2\/integrations\/webhook\/[0-9a-f]{24}$/;
@@ -47,9 +47,7 @@ describe("reads after a write retry as any GET does (issue 17)", function () {
         await sim.close();
     });
     beforeEach(() => {
-        sim.clearFaults();
-        for (const c of sim.listConnections()) sim.deleteConnection(c.id);
-        sim.resetRequests();
+        emptySimulator(sim);
     });
 
     for (const { name, fault } of BLIPS) {

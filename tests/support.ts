@@ -52,3 +52,11 @@ export function loopbackServers(): {
         },
     };
 }
+
+/** Empties the simulator between tests: no connection, legacy webhook or fault, a fresh request log. */
+export function emptySimulator(sim: Testing.ChatbotSimulator): void {
+    sim.clearFaults();
+    for (const c of sim.listConnections()) sim.deleteConnection(c.id);
+    for (const w of sim.listLegacyWebhooks()) sim.deleteLegacyWebhook(w.id);
+    sim.resetRequests();
+}

@@ -9,7 +9,7 @@
 import { strict as assert } from "assert";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { CheckFailed, providerModule, ResourceSteps } from "./providerSteps";
-import { installedTesting } from "./support";
+import { installedTesting, emptySimulator } from "./support";
 import { CONNECTION_TYPE, declareStack, ok, OTHER_STORY, plain, STORY, type Declared } from "./pulumi";
 
 /** Secret values used below: none may appear in an error. */
@@ -68,9 +68,7 @@ describe("WebhookConnection provider steps", function () {
         await sim.close();
     });
     beforeEach(() => {
-        sim.clearFaults();
-        for (const c of sim.listConnections()) sim.deleteConnection(c.id);
-        sim.resetRequests();
+        emptySimulator(sim);
         process.env.CHATBOT_TOKEN = sim.token;
         hook = new ResourceSteps(provider);
     });
