@@ -1,5 +1,6 @@
 /**
- * Provider settings: the developer access token and the API address.
+ * Provider settings, and the one place a client is built from them: the developer access token
+ * and the API address.
  *
  * Stack config (`chatbot:token`, secret; `chatbot:apiUrl`) is read in the provider's `configure`;
  * the environment (`CHATBOT_TOKEN`, `CHATBOT_API_URL`) fills what config leaves out. Settings live
@@ -10,7 +11,8 @@
  * `CHATBOT_RETRY_BASE_MS` (first backoff, 500), `CHATBOT_RETRY_MAX_ELAPSED_MS` (all retries, 60000),
  * `CHATBOT_MAX_IN_FLIGHT` (requests at once, 32). Tests shrink the waits with them.
  */
-import type { ClientOptions } from "./client/client";
+import * as pulumi from "@pulumi/pulumi";
+import { ChatbotClient, type ClientOptions } from "./client/client";
 
 export const DEFAULT_API_URL = "https://api.chatbot.com";
 
@@ -100,6 +102,7 @@ export function resolveSettings(
     return {
         apiUrl,
         token,
+        authHint: `Set a valid one with \`pulumi config set --secret ${configKeys.token} <token>\` or the ${envVars.token} environment variable.`,
         timeoutMs: int("timeoutMs", 1),
         maxInFlight: int("maxInFlight", 1),
         retry: {
@@ -112,4 +115,32 @@ export function resolveSettings(
 
 function nonEmpty(v: string | undefined): string | undefined {
     return v === undefined || v === "" ? undefined : v;
+}
+
+let pluginClient: { key: string; client: ChatbotClient } | undefined;
+
+/** The provider's client, for its current settings (stack config, else the environment): one per
+ *  process (one pool, one in-flight limit) while they stay the same. Settings are resolved (and
+ *  checked) again only when what they are made of changes. */
+export function apiClient(): ChatbotClient {
+    const key = settingsKey();
+    if (!pluginClient || pluginClient.key !== key) pluginClient = { key, client: new ChatbotClient(resolveSettings()) };
+    return pluginClient.client;
+}
+
+const programClients = new Map<string, ChatbotClient>();
+
+/** The client for a program's own settings (the get functions), read as the provider reads them:
+ *  the stack's `chatbot:token` and `chatbot:apiUrl`, else CHATBOT_TOKEN and CHATBOT_API_URL. */
+export function programClient(): ChatbotClient {
+    const [namespace, tokenKey] = configKeys.token.split(":");
+    const config = new pulumi.Config(namespace);
+    const settings = resolveSettings(process.env, {
+        token: config.get(tokenKey),
+        apiUrl: config.get(configKeys.apiUrl.split(":")[1]),
+    });
+    const key = JSON.stringify(settings);
+    let client = programClients.get(key);
+    if (!client) programClients.set(key, (client = new ChatbotClient(settings)));
+    return client;
 }

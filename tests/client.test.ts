@@ -3,7 +3,8 @@
  * milliseconds: Retry-After handling is checked by what it decides, not by sleeping.
  */
 import { strict as assert } from "assert";
-import { ChatbotClient, DEFAULT_RETRY, backoffMs, retryAfterMs, safeToRetry } from "../provider/client/client";
+import { ChatbotClient } from "../provider/client/client";
+import { DEFAULT_RETRY, backoffMs, retryAfterMs, safeToRetry } from "../provider/client/retry";
 import {
     BadRequestError,
     ConnectionError,

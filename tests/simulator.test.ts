@@ -4,6 +4,7 @@
  */
 import { strict as assert } from "assert";
 import { ChatbotClient } from "../provider/client/client";
+import { resolveSettings } from "../provider/config";
 import {
     AuthenticationError,
     BadRequestError,
@@ -112,8 +113,10 @@ describe("ChatBot API simulator and client", () => {
         await assert.rejects(client.request("PUT", `${V2}/${"0".repeat(23)}`, { ...op, body: {} }), BadRequestError);
     });
 
-    it("401 says the developer access token was rejected, and never shows it", async () => {
-        const bad = new ChatbotClient({ apiUrl: sim.url, token: "wrong-token-value", retry: { maxAttempts: 1 } });
+    it("401 says the developer access token was rejected, how to set one, and never shows it", async () => {
+        // The provider's client, as its settings build it: the hint names stack config and env.
+        const settings = resolveSettings({ CHATBOT_TOKEN: "wrong-token-value", CHATBOT_API_URL: sim.url }, {});
+        const bad = new ChatbotClient({ ...settings, retry: { maxAttempts: 1 } });
         await assert.rejects(bad.request("GET", V2, { operation: "list webhook connections" }), (e: unknown) => {
             assert.ok(e instanceof AuthenticationError);
             assert.match(e.message, /HTTP 401 \(unauthorized\)/);

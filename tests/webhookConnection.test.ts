@@ -210,6 +210,23 @@ describe("WebhookConnection provider steps", function () {
             });
         });
 
+        it("a webhook refused by ChatBot's verification request says what the backend must do, on create and update", async () => {
+            // Nothing listens on the discard port of loopback: the verification request fails.
+            const deadBackend = "http://127.0.0.1:9/orders";
+            await hook.up(inputs());
+            sim.verifyWebhooks = true;
+            try {
+                const saysWhatToDo =
+                    /HTTP 400 \(badRequest\): webhook verification failed:.*the backend must be deployed and answer it/;
+                await rejectsWith(hook.up(inputs({ url: deadBackend })), saysWhatToDo);
+                hook = new ResourceSteps(provider);
+                await rejectsWith(hook.up(inputs({ name: "fresh", url: deadBackend })), saysWhatToDo);
+                assert.equal(hook.state, undefined, "nothing made");
+            } finally {
+                sim.verifyWebhooks = false;
+            }
+        });
+
         it("500 on update (every retry) leaves the outputs as the API has them, and the next up succeeds", async () => {
             await hook.up(inputs());
             const before = structuredClone(hook.state?.outputs);

@@ -1,10 +1,9 @@
 /**
  * Errors of the ChatBot API client: one class per status family, each naming the operation, the
  * HTTP status and what the API said. None carries a secret: messages are redacted before they are
- * built (see `redact`).
+ * built (./redact.ts). This file imports nothing: what the package's users are told to do about
+ * an error (set a token, deploy a backend) is added where the client is used.
  */
-import { configKeys, envVars } from "../config";
-import { isVerificationFailure } from "../webhook/verification";
 
 export interface ApiErrorDetails {
     /** What was being done, e.g. `create webhook connection "orders"`. */
@@ -64,14 +63,10 @@ export class ChatbotApiError extends Error {
 /** 400: the request did not match the documented format. */
 export class BadRequestError extends ChatbotApiError {}
 
-/** 401: the developer access token was rejected. */
+/** 401: the developer access token was rejected. `details.note` says how to set a valid one. */
 export class AuthenticationError extends ChatbotApiError {
     constructor(details: ApiErrorDetails) {
-        super(
-            details,
-            "The developer access token was rejected: set a valid one with " +
-                `\`pulumi config set --secret ${configKeys.token} <token>\` or the ${envVars.token} environment variable.`,
-        );
+        super(details, "The developer access token was rejected.");
     }
 }
 
@@ -119,18 +114,8 @@ export class WriteNotAppliedError extends ChatbotApiError {
     }
 }
 
-/** What ChatBot needs when it refuses a webhook because the backend failed its verification
- *  request (help center, "Verification request"). */
-const VERIFICATION_NOTE =
-    "ChatBot calls the url with a verification request when a connection is made, or its url or token change: " +
-    "the backend must be deployed and answer it (the handlers of pulumi-chatbot/webhook do, given the connection's token), " +
-    "and the connection must depend on the backend (use an output of the backend as its url).";
-
 export function errorForStatus(details: ApiErrorDetails & { status: number }): ChatbotApiError {
     const s = details.status;
-    if (s === 400 && isVerificationFailure(details.apiMessage)) {
-        return new BadRequestError({ ...details, note: VERIFICATION_NOTE });
-    }
     if (s === 400) return new BadRequestError(details);
     if (s === 401) return new AuthenticationError(details);
     if (s === 404) return new NotFoundError(details);
@@ -143,22 +128,4 @@ export function errorForStatus(details: ApiErrorDetails & { status: number }): C
 export function appendNote<E extends Error>(e: E, note: string): E {
     e.message = `${e.message}${/[.\]]$/.test(e.message) ? "" : "."} ${note}`;
     return e;
-}
-
-/** Shows every http(s) URL in `text` without what may be a secret: the password of its user
- *  info and the values of its query, each as `***` (`https://name:***@host/hook?token=***`). */
-export function redactUrls(text: string): string {
-    return text.replace(/\bhttps?:\/\/[^\s"'<>]+/gi, (url) =>
-        url.replace(/^([a-z]+:\/\/[^/?#@:]*):[^/?#@]*@/i, "$1:***@").replace(/([?&][^=&#]*=)[^&#]*/g, "$1***"),
-    );
-}
-
-/** Replaces every occurrence of each secret in `text` by `[secret]`. Longest first, so a secret
- *  that contains another is replaced whole. */
-export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
-    const list = secrets.filter((s): s is string => typeof s === "string" && s.length > 0);
-    list.sort((a, b) => b.length - a.length);
-    let out = text;
-    for (const s of list) out = out.split(s).join("[secret]");
-    return out;
 }

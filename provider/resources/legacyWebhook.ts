@@ -15,7 +15,8 @@ import {
     legacyWebhookSchema,
     type LegacyWebhook as ApiWebhook,
 } from "../schema/legacy";
-import { findOne, outputForm, programClient, withSecrets, type Looked } from "./lookup";
+import { programClient } from "../config";
+import { findOne, outputForm, withSecrets, type Looked } from "./lookup";
 import { dynamicProvider, registration } from "./provider";
 import { headerListNames, type ResourceSpec } from "./spec";
 import type { BasicAuth } from "./webhookConnection";

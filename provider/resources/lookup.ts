@@ -8,7 +8,6 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { ChatbotClient } from "../client/client";
 import { NotFoundError } from "../client/errors";
-import { configKeys, resolveSettings } from "../config";
 import type { Plain, ResourceSpec } from "./spec";
 
 /** A spec as these reads need it, whatever its type parameters. */
@@ -84,22 +83,6 @@ export async function findOne<O extends Plain, R, L extends { id: string; name: 
     // Deleted between the list and the read.
     if (!outputs) throw new Error(`${what}: no ${spec.noun} is ${where}.`);
     return { id: matches[0].id, outputs };
-}
-
-const clients = new Map<string, ChatbotClient>();
-
-/** The client for a program's own settings, read as the provider reads them: the stack's
- *  `chatbot:token` and `chatbot:apiUrl`, else CHATBOT_TOKEN and CHATBOT_API_URL. One per settings. */
-export function programClient(): ChatbotClient {
-    const cfg = new pulumi.Config(configKeys.token.split(":")[0]);
-    const settings = resolveSettings(process.env, {
-        token: cfg.get(configKeys.token.split(":")[1]),
-        apiUrl: cfg.get(configKeys.apiUrl.split(":")[1]),
-    });
-    const key = JSON.stringify(settings);
-    let client = clients.get(key);
-    if (!client) clients.set(key, (client = new ChatbotClient(settings)));
-    return client;
 }
 
 /** The result of a get function: the outputs with `id`, the secret keys as secret Outputs. */

@@ -8,8 +8,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as path from "path";
 import { z } from "zod";
-import { apiClient } from "../client/client";
-import { configureFromStack, type ProviderConfig } from "../config";
+import { apiClient, configureFromStack, type ProviderConfig } from "../config";
 import { validate, type CheckFailure } from "../schema/validate";
 import { differingKeys, isPlain, omit, pick, type Plain, type ResourceSpec } from "./spec";
 import { createOnce, deleteVerified, partialFailure, unlessNotFound, updateVerified, type Candidate } from "./writes";

@@ -6,7 +6,7 @@
  * types and its class, nothing else.
  */
 import type { z } from "zod";
-import type { Envelope } from "../client/client";
+import type { Envelope } from "../client/transport";
 import { UNKNOWN } from "../schema/validate";
 
 /** Property bags as they cross the plugin: plain JSON. */

@@ -17,7 +17,8 @@ import {
     type Connection,
     type ConnectionListItem,
 } from "../schema/connection";
-import { findOne, outputForm, programClient, withSecrets, type Looked } from "./lookup";
+import { programClient } from "../config";
+import { findOne, outputForm, withSecrets, type Looked } from "./lookup";
 import { dynamicProvider, registration } from "./provider";
 import { headerRecordNames, type ResourceSpec } from "./spec";
 

@@ -4,8 +4,8 @@
  * recorded so the next run reads it instead of making another. How long to wait between tries is
  * the client's business (`retrying`, `lookFor`); this file decides what to try.
  */
-import { apiClient, duration, safeToRetry, type Envelope } from "../client/client";
 import {
+    BadRequestError,
     ChatbotApiError,
     ConnectionError,
     NotFoundError,
@@ -13,6 +13,10 @@ import {
     WriteNotAppliedError,
     appendNote,
 } from "../client/errors";
+import { duration, safeToRetry } from "../client/retry";
+import type { Envelope } from "../client/transport";
+import { apiClient } from "../config";
+import { isVerificationFailure } from "../webhook/verification";
 import { z } from "zod";
 import type { Plain } from "./spec";
 
@@ -24,6 +28,18 @@ export interface Candidate {
 
 /** What a create's answer must hold: the new id. */
 const createdEnvelope = z.object({ id: z.string().min(1) });
+
+/** What ChatBot needs when it refuses a write because the backend failed its verification request
+ *  (help center, "Verification request"): added to that refusal's message. */
+const VERIFICATION_NOTE =
+    "ChatBot calls the url with a verification request when a connection is made, or its url or token change: " +
+    "the backend must be deployed and answer it (the handlers of pulumi-chatbot/webhook do, given the connection's token), " +
+    "and the connection must depend on the backend (use an output of the backend as its url).";
+
+/** `e`, with what to do added when it is ChatBot refusing a webhook its verification request failed. */
+function explainRefusal(e: unknown): unknown {
+    return e instanceof BadRequestError && isVerificationFailure(e.apiMessage) ? appendNote(e, VERIFICATION_NOTE) : e;
+}
 
 /** Date headers are whole seconds, and the API's clock is only known to about a second. */
 const CLOCK_SLACK_MS = 2_000;
@@ -157,7 +173,7 @@ export async function createOnce<T>(req: CreateRequest<T>): Promise<Made<T>> {
         if (e instanceof Error && e === verifiedNothingMade) {
             appendNote(e, `Nothing was made: after each attempt the list had no ${req.lookFor}.`);
         }
-        throw e;
+        throw explainRefusal(e);
     }
 }
 
@@ -235,7 +251,7 @@ export async function updateVerified(req: UpdateRequest): Promise<Plain> {
                 "It was deleted outside Pulumi: `pulumi refresh` drops it from state, then `pulumi up` creates it again.",
             );
         }
-        if (!(e instanceof ChatbotApiError) || !(e.ambiguous || answered || shown)) throw e;
+        if (!(e instanceof ChatbotApiError) || !(e.ambiguous || answered || shown)) throw explainRefusal(e);
         // It may have changed: state must say what the API holds.
         if (!shown && !spentReads.has(e)) shown = await req.read().catch(() => undefined);
         if (shown) {

@@ -16,7 +16,7 @@
  *
  * Web-standard APIs only (fetch, URL, AbortController, performance), like the rest of the kit.
  */
-import { redact, redactUrls } from "../client/errors";
+import { redact, redactUrls } from "../client/redact";
 import { connectionLimits } from "../limits";
 import { httpUrl } from "../schema/fields";
 import { validate } from "../schema/validate";

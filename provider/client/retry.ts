@@ -1,0 +1,133 @@
+/**
+ * The retry policy: what may be sent again after which failure, and how long to wait first.
+ *
+ * - 429, and an API that could not be reached at all (refused, unknown host), for every method:
+ *   the API did nothing;
+ * - 5xx, a connection cut before the answer, a timeout and an unusable answer, for GET, PUT and
+ *   DELETE only: doing them twice is the same as once.
+ * A POST (create) that may have been carried out is never repeated here: the resource first looks
+ * for what it may have made (`createOnce` in resources/writes.ts).
+ * Waits follow `Retry-After` (seconds or an HTTP date) when the API sends one, else exponential
+ * backoff with full jitter; attempts and total time are bounded (`RetryPolicy`).
+ *
+ * Why not undici's RetryAgent/RetryHandler: it honours Retry-After (seconds and dates), but its
+ * backoff has no jitter, nothing bounds the total time, and one `methods` list governs both status
+ * and network retries, so "POST on 429 but not after a reset" cannot be said without replacing its
+ * `retry` function, which is the whole policy. It also cannot retry on a 2xx whose body is not the
+ * documented one. This file is the policy, in one place.
+ */
+import {
+    ChatbotApiError,
+    ConnectionError,
+    RateLimitError,
+    ResponseFormatError,
+    ServerError,
+    appendNote,
+} from "./errors";
+
+export type Method = "GET" | "POST" | "PUT" | "DELETE";
+
+export interface RetryPolicy {
+    /** Attempts in all, the first one included. */
+    maxAttempts: number;
+    /** The wait before retry n is random, up to min(maxDelayMs, baseDelayMs · 2^(n-1)) ("full jitter"). */
+    baseDelayMs: number;
+    maxDelayMs: number;
+    /** No retry starts later than this after the first attempt; a Retry-After beyond it ends the
+     *  retries at once (waiting would only delay the same failure). */
+    maxElapsedMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = {
+    maxAttempts: 5,
+    baseDelayMs: 500,
+    maxDelayMs: 10_000,
+    maxElapsedMs: 60_000,
+};
+
+/** See the file's comment. A POST is retried only where the API certainly did nothing. */
+export function safeToRetry(method: Method, e: ChatbotApiError): boolean {
+    if (e instanceof RateLimitError) return true;
+    if (e instanceof ConnectionError && e.reason === "unreachable") return true;
+    if (method === "POST") return false;
+    return e instanceof ServerError || e instanceof ConnectionError || e instanceof ResponseFormatError;
+}
+
+/**
+ * Runs `attempt` until it succeeds or throws what `retryable` refuses, waiting between attempts
+ * as `policy` says. When it gives up, the last error says so and why.
+ */
+export async function retrying<T>(
+    policy: RetryPolicy,
+    attempt: () => Promise<T>,
+    retryable: (e: ChatbotApiError) => boolean,
+): Promise<T> {
+    const started = Date.now();
+    for (let n = 1; ; n++) {
+        try {
+            return await attempt();
+        } catch (e) {
+            if (!(e instanceof ChatbotApiError) || !retryable(e)) throw e;
+            const elapsed = Date.now() - started;
+            const tries = `${n} attempt${n === 1 ? "" : "s"}`;
+            const asked = retryAfterMs(e.retryAfter);
+            const wait = asked ?? backoffMs(n, policy);
+            if (n >= policy.maxAttempts) {
+                throw appendNote(e, `Gave up after ${tries} in ${duration(elapsed)}.`);
+            }
+            if (elapsed + wait > policy.maxElapsedMs) {
+                const limit = `the ${duration(policy.maxElapsedMs)} retry limit`;
+                const why =
+                    asked !== undefined
+                        ? `the API asked to wait ${duration(asked)} before retrying, longer than ${limit} allows`
+                        : `another attempt would pass ${limit}`;
+                throw appendNote(e, `Gave up after ${tries}: ${why}.`);
+            }
+            await sleep(wait);
+        }
+    }
+}
+
+/**
+ * Calls `look` until it finds something or `withinMs` has passed, pausing between looks as the
+ * backoff policy says (at least 50 ms, so a zero base delay is no busy loop). For asking the API
+ * whether an uncertain write took effect, when it may still be taking effect.
+ */
+export async function lookFor<T>(
+    policy: RetryPolicy,
+    look: () => Promise<T | undefined>,
+    withinMs: number,
+): Promise<T | undefined> {
+    const deadline = Date.now() + withinMs;
+    let found = await look();
+    for (let n = 1; found === undefined && Date.now() < deadline; n++) {
+        const pause = Math.max(50, Math.min(policy.baseDelayMs * 2 ** (n - 1), policy.maxDelayMs));
+        await sleep(Math.max(0, Math.min(pause, deadline - Date.now())));
+        found = await look();
+    }
+    return found;
+}
+
+/** `Retry-After` in ms: delay-seconds, or an HTTP date (a past date is 0). Undefined if absent or unreadable. */
+export function retryAfterMs(header: string | undefined, now: number = Date.now()): number | undefined {
+    const v = header?.trim();
+    if (!v) return undefined;
+    if (/^\d+$/.test(v)) return Number(v) * 1000;
+    const date = /[a-z]/i.test(v) ? Date.parse(v) : NaN;
+    return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
+}
+
+/** Exponential backoff with full jitter: random, up to min(maxDelayMs, baseDelayMs · 2^(n-1)). */
+export function backoffMs(n: number, policy: RetryPolicy, random: () => number = Math.random): number {
+    return Math.floor(random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (n - 1)));
+}
+
+export function sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** `120 ms`, `1.5 s`, `60 s` */
+export function duration(ms: number): string {
+    if (ms < 1000) return `${Math.round(ms)} ms`;
+    return `${ms >= 10_000 ? Math.round(ms / 1000) : Math.round(ms / 100) / 10} s`;
+}
