@@ -1,9 +1,11 @@
 /**
- * The installed package as a Pulumi TypeScript project meets it: a small program importing the
- * main entry, `pulumi-chatbot/webhook` and `pulumi-chatbot/testing` type-checks with the settings
- * of Pulumi's TypeScript template (`"module": "commonjs", "moduleResolution": "node"`, where only
- * `typesVersions` makes the subpaths resolve), and with node16 and bundler resolution (`exports`).
- * `@ts-expect-error` lines prove the types are the package's, not `any`.
+ * The installed package (npm pack output) as a new Pulumi TypeScript project meets it: a small
+ * program importing the main entry, `pulumi-chatbot/webhook` and `pulumi-chatbot/testing`
+ * type-checks with the exact tsconfig of `pulumi new typescript` (strict, module commonjs,
+ * moduleResolution node, no skipLibCheck, no esModuleInterop) on the oldest and newest
+ * TypeScript 5 and on the latest TypeScript, and with node16 and bundler resolution (`exports`).
+ * `@ts-expect-error` lines prove the types are the package's, not `any`. The public declarations
+ * reach no zod: its own need esModuleInterop (63 errors TS1259 in zod/v4/locales before).
  */
 import { strict as assert } from "assert";
 import { execFileSync } from "child_process";
@@ -38,15 +40,43 @@ text(5);
 ChatbotSimulator.start({ verifyWebhook: true });
 `;
 
-/** Pulumi's TypeScript template, then the two resolutions that read `exports`. */
-const SETTINGS: Array<[string, Record<string, unknown>]> = [
-    // skipLibCheck here only because zod 4's own declarations need esModuleInterop under node10
-    // resolution (TS1259 in zod/v4/locales), whichever entry of this package is imported; the
-    // package's declarations are checked by the two settings below.
-    ["Pulumi's template: commonjs, node", { module: "commonjs", moduleResolution: "node", skipLibCheck: true }],
-    ["node16", { module: "node16", moduleResolution: "node16" }],
-    ["bundler", { module: "esnext", moduleResolution: "bundler" }],
+/** `pulumi new typescript`'s tsconfig.json (pulumi/templates, typescript/), but for `noEmit`. */
+const TEMPLATE = {
+    strict: true,
+    outDir: "bin",
+    target: "es2020",
+    module: "commonjs",
+    moduleResolution: "node",
+    sourceMap: true,
+    experimentalDecorators: true,
+    pretty: true,
+    noFallthroughCasesInSwitch: true,
+    noImplicitReturns: true,
+    forceConsistentCasingInFileNames: true,
+    noEmit: true,
+};
+
+/** The TypeScripts a user may have, each installed under its own name (package.json). */
+const TYPESCRIPT = { "5.0": "typescript-5.0", "5.9": "typescript", latest: "typescript-latest" } as const;
+
+const SETTINGS: Array<[string, keyof typeof TYPESCRIPT, Record<string, unknown>]> = [
+    ["TypeScript 5.0, Pulumi's template exactly", "5.0", TEMPLATE],
+    ["TypeScript 5.9, Pulumi's template exactly", "5.9", TEMPLATE],
+    // TypeScript 6 deprecates and 7 removes `moduleResolution: node` (TS5108): the template's one
+    // line that latest refuses, whatever is imported, so only it goes.
+    [
+        "the latest TypeScript, Pulumi's template without moduleResolution",
+        "latest",
+        omitKey(TEMPLATE, "moduleResolution"),
+    ],
+    ["TypeScript 5.9, node16", "5.9", { ...TEMPLATE, module: "node16", moduleResolution: "node16" }],
+    ["TypeScript 5.9, bundler", "5.9", { ...TEMPLATE, module: "esnext", moduleResolution: "bundler" }],
 ];
+
+function omitKey(o: Record<string, unknown>, key: string): Record<string, unknown> {
+    const { [key]: _left, ...rest } = o;
+    return rest;
+}
 
 describe("the installed package type-checks in a user's project", function () {
     this.timeout(120_000);
@@ -59,36 +89,49 @@ describe("the installed package type-checks in a user's project", function () {
     });
     after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-    for (const [name, resolution] of SETTINGS) {
+    for (const [name, version, compilerOptions] of SETTINGS) {
         it(name, () => {
-            const config = {
-                compilerOptions: {
-                    // The rest of Pulumi's template.
-                    strict: true,
-                    outDir: "bin",
-                    target: "es2020",
-                    sourceMap: true,
-                    experimentalDecorators: true,
-                    noFallthroughCasesInSwitch: true,
-                    noImplicitReturns: true,
-                    forceConsistentCasingInFileNames: true,
-                    types: ["node"],
-                    noEmit: true,
-                    ...resolution,
-                },
-                files: ["index.ts"],
-            };
             const file = path.join(dir, "tsconfig.json");
-            fs.writeFileSync(file, JSON.stringify(config));
-            const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc");
+            fs.writeFileSync(file, JSON.stringify({ compilerOptions, files: ["index.ts"] }));
+            const tsc = path.join(root, "node_modules", TYPESCRIPT[version], "bin", "tsc");
             try {
-                execFileSync(process.execPath, [tsc, "-p", file], { cwd: dir, encoding: "utf8", stdio: "pipe" });
+                const out = execFileSync(process.execPath, [tsc, "--version"], { encoding: "utf8" });
+                if (version !== "latest") assert.ok(out.includes(`Version ${version}.`), out);
+                execFileSync(process.execPath, [tsc, "-p", file, "--pretty", "false"], {
+                    cwd: dir,
+                    encoding: "utf8",
+                    stdio: "pipe",
+                });
             } catch (e) {
                 const out = e as { stdout?: string; stderr?: string };
                 assert.fail(`tsc failed with ${name}:\n${out.stdout ?? ""}${out.stderr ?? ""}`);
             }
         });
     }
+
+    it("the declarations of the three entries reach no zod", () => {
+        const dist = path.join(root, "node_modules", "pulumi-chatbot", "dist");
+        const seen = new Set<string>();
+        const packages = new Set<string>();
+        const visit = (file: string) => {
+            if (seen.has(file)) return;
+            seen.add(file);
+            const text = fs.readFileSync(file, "utf8");
+            for (const [, spec] of text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)"([^"]+)"/g)) {
+                if (spec.startsWith(".")) {
+                    const target = path.resolve(path.dirname(file), spec);
+                    visit(fs.existsSync(`${target}.d.ts`) ? `${target}.d.ts` : path.join(target, "index.d.ts"));
+                } else {
+                    const parts = spec.split("/");
+                    packages.add(parts.slice(0, spec.startsWith("@") ? 2 : 1).join("/"));
+                }
+            }
+        };
+        for (const entry of ["index.d.ts", "webhook/index.d.ts", "testing/index.d.ts"]) visit(path.join(dist, entry));
+        assert.ok(seen.size > 10, `${seen.size} declaration files read`);
+        assert.ok(!packages.has("zod"), `reached: ${[...packages].join(", ")}`);
+        assert.ok(packages.has("@pulumi/pulumi"), "the resources' declarations are read");
+    });
 
     it("npm pack from a checkout without dist builds it first (prepack) and packs every entry", () => {
         const fresh = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-fresh-"));

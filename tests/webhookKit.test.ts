@@ -29,7 +29,7 @@ import {
 import type { WebhookHandlerOptions, WebhookProblem, WebhookRequest, WebhookResponse } from "../provider/webhook";
 import { validate } from "../provider/schema/validate";
 import { loopbackServers } from "./support";
-import { webhookRequestSchema, webhookResponseSchema } from "../provider/schema/webhook";
+import { webhookRequestSchema, webhookResponseSchema } from "../provider/webhook/schema";
 
 const s = (n: number, ch = "a") => ch.repeat(n);
 const NODE_UUID = "3f2b8c1e-9d4a-4e6f-8b7c-1a2d3e4f5a6b";

@@ -10,27 +10,7 @@ import type { Dispatcher } from "undici";
 import { ConnectionError, ResponseFormatError, errorForStatus } from "./errors";
 import { redact } from "./redact";
 import { duration, type Method } from "./retry";
-
-/** The documented shape of an answer: anything with zod's `safeParse`. Spelt out here so that
- *  the package's public declarations never reach zod's. */
-export interface Schema<T> {
-    safeParse(input: unknown): { success: true; data: T } | { success: false; error: { issues: ReadonlyArray<Issue> } };
-}
-
-/** A problem a schema found: where, and what. */
-export interface Issue {
-    path: ReadonlyArray<PropertyKey>;
-    message: string;
-    code?: string;
-    /** A record key's own problems (zod's `invalid_key`). */
-    issues?: ReadonlyArray<{ message: string }>;
-}
-
-/** A documented success envelope: `{ code: 201, type: "created" }`. */
-export interface Envelope {
-    code: number;
-    type: string;
-}
+import type { Envelope, Schema } from "./types";
 
 export interface RequestOptions<T> {
     /** What is being done, for error messages: `create webhook connection "orders"`. */

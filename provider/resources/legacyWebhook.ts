@@ -3,22 +3,20 @@
  * use WebhookConnection; this resource manages webhooks made before it, and accounts that still
  * use the older interface.
  *
- * As with WebhookConnection, this file holds the types, the class and the spec; this module's
- * exports are the dynamic provider, serialized as
+ * As with WebhookConnection, this file holds the types, the fields, what the API answers, the
+ * class and the spec; this module's exports are the dynamic provider, serialized as
  * `require("pulumi-chatbot/providers/legacyWebhook")`. Every property updates in place: the legacy
  * API's PUT takes the whole webhook.
  */
 import * as pulumi from "@pulumi/pulumi";
-import {
-    legacyInputsSchema,
-    legacyListItemSchema,
-    legacyWebhookSchema,
-    type LegacyWebhook as ApiWebhook,
-} from "../schema/legacy";
+import { z } from "zod";
 import { programClient } from "../config";
-import { findOne, outputForm, withSecrets, type Looked } from "./lookup";
-import { dynamicProvider, registration } from "./provider";
-import { headerListNames, type ResourceSpec } from "./spec";
+import { limits } from "../limits";
+import { basicAuth, headerList, publicHttpUrl, text, type AllTrue, type Same } from "../schema/fields";
+import { dynamicProvider } from "./dynamicProvider";
+import { findOne, outputForm, withSecrets } from "./lookup";
+import { registration } from "./registration";
+import type { Fields, Looked, ResourceSpec, SecretKeys } from "./spec";
 import type { BasicAuth } from "./webhookConnection";
 
 // ---------------------------------------------------------------------------------------------
@@ -62,28 +60,113 @@ export type LegacyWebhookOutputs = LegacyWebhookInputs & {
 };
 
 // ---------------------------------------------------------------------------------------------
+// The fields: each input's facts, once (API description 2.2 and 4.2; limits in `limits.legacy`).
+// Every input updates in place: the legacy API's PUT takes the whole webhook.
+
+const L = limits.legacy;
+
+const fields = {
+    name: {
+        api: "name",
+        required: true,
+        secret: false,
+        replaces: false,
+        kind: "text",
+        check: text(L.name.min, L.name.max),
+    },
+    // The API documents that a legacy webhook's url must be public.
+    url: { api: "url", required: true, secret: false, replaces: false, kind: "text", check: publicHttpUrl(L.url.max) },
+    token: {
+        api: "token",
+        required: false,
+        secret: true,
+        replaces: false,
+        kind: "text",
+        check: text(L.token.min, L.token.max),
+    },
+    headers: {
+        api: "headers",
+        required: false,
+        secret: true,
+        replaces: false,
+        kind: "headerList",
+        check: headerList(L),
+    },
+    auth: {
+        api: "auth",
+        required: false,
+        secret: true,
+        replaces: false,
+        kind: "basicAuth",
+        check: basicAuth(L.auth.max),
+    },
+} as const satisfies Fields<LegacyWebhookInputs>;
+
+/** The secret inputs, by name: what the get functions return as secret Outputs. */
+type SecretInputs = "token" | "headers" | "auth";
+
+// ---------------------------------------------------------------------------------------------
+// What the API answers
+
+/** The last error: `{date, message}` in the single read. */
+export interface ApiLegacyError {
+    date: string;
+    message: string;
+}
+
+/** A single read (`GET /webhooks/:id`). */
+export interface ApiLegacyWebhook {
+    id: string;
+    name: string;
+    url: string;
+    token?: string | null;
+    headers?: Array<{ name: string; value: string }> | null;
+    auth?: { username: string; password: string } | null;
+    error?: ApiLegacyError | string | false | null;
+}
+
+/** An item of the list read: id, name and url. */
+export interface ApiLegacyListItem {
+    id: string;
+    name: string;
+    url: string;
+}
+
+const readSchema = z.object({
+    id: z.string(),
+    name: z.string(),
+    url: z.string(),
+    token: z.string().nullish(),
+    headers: z.array(z.object({ name: z.string(), value: z.string() })).nullish(),
+    auth: z.object({ username: z.string(), password: z.string() }).nullish(),
+    error: z
+        .union([z.object({ date: z.string(), message: z.string() }), z.string(), z.literal(false), z.null()])
+        .optional(),
+});
+const listItemSchema = z.object({ id: z.string(), name: z.string(), url: z.string() });
+
+/** Fails to compile when what is written out and what the schemas and fields say differ. */
+type _TypesMatch = AllTrue<
+    [
+        Same<ApiLegacyWebhook, z.infer<typeof readSchema>>,
+        Same<ApiLegacyListItem, z.infer<typeof listItemSchema>>,
+        Same<SecretInputs, SecretKeys<typeof fields>>,
+    ]
+>;
+
+// ---------------------------------------------------------------------------------------------
 // The spec
 
-/** Kept out of plain state, messages and the get functions' plain fields. */
-const SECRET_KEYS = ["token", "headers", "auth"] as const;
-
-/** Also read by the get functions and `pulumi-chatbot discover` (../cli). */
-export const spec: ResourceSpec<
-    LegacyWebhookInputs,
-    LegacyWebhookOutputs,
-    ApiWebhook,
-    { id: string; name: string; url: string }
-> = {
+/** Also read by the registry (./registry.ts), the get functions and `pulumi-chatbot discover`. */
+export const spec: ResourceSpec<LegacyWebhookInputs, LegacyWebhookOutputs, ApiLegacyWebhook, ApiLegacyListItem> = {
     type: "LegacyWebhook",
     noun: "legacy webhook",
     path: "/webhooks",
-    inputKeys: ["name", "url", "token", "headers", "auth"],
-    secretKeys: SECRET_KEYS,
-    replaceKeys: [],
+    fields,
+    // Undocumented: an id of what the API assigned, checked only as a short non-empty string.
+    adoptId: text(L.id.min, L.id.max),
     outputKeys: ["lastError", "lastErrorAt"],
-    schemas: { inputs: legacyInputsSchema, read: legacyWebhookSchema, listItem: legacyListItemSchema },
-    createBody: body,
-    updateBody: body,
+    schemas: { read: readSchema, list: z.array(listItemSchema) },
     outputs(w) {
         const err = w.error;
         const out: LegacyWebhookOutputs = {
@@ -105,22 +188,12 @@ export const spec: ResourceSpec<
         update: { code: 200, type: "success" },
         delete: { code: 200, type: "success" },
     },
-    compareAs: { headers: headerListNames },
     created: {
         describe: (d) => `legacy webhook named "${d.name}" with url ${d.url}`,
         // The list gives no creation time: the provider reads each match and compares all of it.
         matches: (w, d) => w.name === d.name && w.url === d.url,
     },
 };
-
-/** The create and update body: the whole webhook. Absent token, headers or auth remove them. */
-function body(d: LegacyWebhookInputs) {
-    const b: Record<string, unknown> = { name: d.name, url: d.url };
-    if (d.token !== undefined) b.token = d.token;
-    if (d.headers !== undefined) b.headers = d.headers.map((h) => ({ name: h.name, value: h.value }));
-    if (d.auth !== undefined) b.auth = { username: d.auth.username, password: d.auth.password };
-    return b;
-}
 
 // ---------------------------------------------------------------------------------------------
 // The resource class
@@ -164,11 +237,14 @@ export interface GetLegacyWebhookArgs {
 export type GetLegacyWebhookOutputArgs = { [K in keyof GetLegacyWebhookArgs]?: pulumi.Input<string> };
 
 /** The webhook's fields; `token`, `headers` and `auth` are secret Outputs. */
-export type GetLegacyWebhookResult = Looked<LegacyWebhookOutputs, (typeof SECRET_KEYS)[number]>;
+export type GetLegacyWebhookResult = Looked<LegacyWebhookOutputs, SecretInputs>;
 
 /** Reads an existing legacy webhook by `id` or `name` (see `getWebhookConnection`). */
 export async function getLegacyWebhook(args: GetLegacyWebhookArgs): Promise<GetLegacyWebhookResult> {
-    return withSecrets(await findOne(programClient(), spec, { id: args.id, name: args.name }), SECRET_KEYS);
+    return withSecrets<LegacyWebhookOutputs, SecretInputs>(
+        spec,
+        await findOne(programClient(), spec, { id: args.id, name: args.name }),
+    );
 }
 
 /** `getLegacyWebhook` taking Inputs; the result is secret as a whole when it holds a secret. */

@@ -5,22 +5,21 @@
  * write-safety around them.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { z } from "zod";
-import { ChatbotClient } from "../client/client";
+import type { ChatbotClient } from "../client/client";
 import { NotFoundError } from "../client/errors";
-import type { Plain, ResourceSpec } from "./spec";
+import { keysWhere, type AnySpec, type Looked, type Plain, type ResourceSpec } from "./spec";
 
 /** A spec as these reads need it, whatever its type parameters. */
 export type ReadableSpec<O extends Plain, R, L> = Pick<
     ResourceSpec<Plain, O, R, L>,
-    "noun" | "path" | "schemas" | "outputs" | "secretKeys"
+    "noun" | "path" | "schemas" | "outputs"
 >;
 
 /** Every item of the list read. */
 export function listAll<O extends Plain, R, L>(client: ChatbotClient, spec: ReadableSpec<O, R, L>): Promise<L[]> {
     return client.request("GET", spec.path, {
         operation: `list ${spec.noun}s`,
-        schema: z.array(spec.schemas.listItem),
+        schema: spec.schemas.list,
     });
 }
 
@@ -85,20 +84,16 @@ export async function findOne<O extends Plain, R, L extends { id: string; name: 
     return { id: matches[0].id, outputs };
 }
 
-/** The result of a get function: the outputs with `id`, the secret keys as secret Outputs. */
-export type Looked<O, S extends keyof O> = Omit<O, S> & { id: string } & {
-    [K in S]-?: pulumi.Output<O[K] | undefined>;
-};
-
-/** A found item as a get function returns it: its outputs and `id`, the secret keys as secret Outputs. */
+/** A found item as a get function returns it: its outputs and `id`, the secret inputs (as the
+ *  spec's fields mark them) as secret Outputs. */
 export function withSecrets<O extends Plain, S extends keyof O & string>(
+    spec: Pick<AnySpec, "fields">,
     found: { id: string; outputs: O },
-    secretKeys: ReadonlyArray<S>,
 ): Looked<O, S> {
     const { id, outputs } = found;
     const out: Plain = { ...outputs, id };
     // An absent value has nothing to hide: marking it would make a whole Output form secret.
-    for (const k of secretKeys)
+    for (const k of keysWhere(spec, "secret"))
         out[k] = outputs[k] === undefined ? pulumi.output(undefined) : pulumi.secret(outputs[k]);
     return out as Looked<O, S>;
 }

@@ -1,16 +1,56 @@
 /**
- * What a resource is, declared: its API path, its inputs and which of them are secret or force a
- * replacement, its schemas, how inputs become request bodies and the API's answers become
- * outputs, and how a create is recognised in the list. `./provider.ts` builds the dynamic
- * provider and the class's registration from one of these; a resource file holds its spec, its
- * types and its class, nothing else.
+ * What a resource is, declared: its API path, a table of its inputs (each field's facts once),
+ * its answers' schemas, how the API's answers become outputs, and how a create is recognised in
+ * the list. ./dynamicProvider.ts builds the plugin's provider from one, ./registration.ts what a
+ * program registers, ./lookup.ts the get functions' reads, and ../cli discover's program; a
+ * resource file holds its spec, its types and its class, nothing else (./registry.ts lists them).
+ *
+ * No zod in this file's types: the public declarations of a resource file reach them, and must
+ * type-check in any user's project (zod's own declarations need options Pulumi's template lacks).
  */
-import type { z } from "zod";
-import type { Envelope } from "../client/transport";
+import type * as pulumi from "@pulumi/pulumi";
+import type { Envelope, Schema } from "../client/types";
 import { UNKNOWN } from "../schema/validate";
 
 /** Property bags as they cross the plugin: plain JSON. */
 export type Plain = Record<string, unknown>;
+
+/**
+ * What a field holds, which says how it compares, how its secrets sit inside it, and how a
+ * generated program writes it:
+ * - `text`: a string;
+ * - `headerRecord`: header names to values (names compare without regard to case);
+ * - `headerList`: `{ name, value }` in order (names compare without regard to case);
+ * - `basicAuth`: `{ username, password }`.
+ */
+export type FieldKind = "text" | "headerRecord" | "headerList" | "basicAuth";
+
+/** One input's facts. */
+export interface Field<T> {
+    /** Its name in the API's request bodies. */
+    api: string;
+    /** The program must give it (a `name` defaults to the resource's name). */
+    required: boolean;
+    /** Kept secret in state, outputs and messages. */
+    secret: boolean;
+    /** The API cannot change it in place: a change replaces the resource, and the update body
+     *  leaves it out. */
+    replaces: boolean;
+    kind: FieldKind;
+    /** What `check` accepts: the API's limits (../limits.ts), each failure naming its limit. */
+    check: Schema<T>;
+}
+
+/**
+ * A resource's table of inputs: one entry for each, none left out (a missing or unknown input
+ * fails to compile), each `check` producing the input's declared type and `required` saying
+ * what the type says.
+ */
+export type Fields<I> = {
+    readonly [K in keyof Required<I>]-?: Field<Exclude<I[K], undefined>> & {
+        required: undefined extends I[K] ? false : true;
+    };
+};
 
 export interface ResourceSpec<Inputs extends Plain, Outputs extends Plain, Read, Listed> {
     /** The Pulumi type's name: `chatbot:<type>` is registered. */
@@ -19,26 +59,19 @@ export interface ResourceSpec<Inputs extends Plain, Outputs extends Plain, Read,
     noun: string;
     /** The API's collection; one resource is at `${path}/${id}`. */
     path: string;
-    /** The inputs the API stores: what diff compares and read returns as inputs. */
-    inputKeys: ReadonlyArray<keyof Inputs & string>;
-    /** Inputs kept secret in state and outputs. */
-    secretKeys: ReadonlyArray<keyof Inputs & string>;
-    /** Inputs the API cannot change in place: a change replaces the resource. */
-    replaceKeys: ReadonlyArray<keyof Inputs & string>;
+    /** The inputs the API stores, in the order the API documents them. */
+    fields: Fields<Inputs>;
+    /** Checks `adoptId`, the input every resource has besides its fields: the id of an existing
+     *  one to adopt on create. */
+    adoptId: Schema<string>;
     /** Outputs that are not inputs. */
-    outputKeys: ReadonlyArray<string>;
+    outputKeys: ReadonlyArray<keyof Outputs & string>;
     schemas: {
-        /** The inputs check accepts: the create body, and `adoptId`. */
-        inputs: z.ZodType<Inputs & { adoptId?: string }>;
         /** The single read's answer. */
-        read: z.ZodType<Read>;
-        /** An item of the list read. */
-        listItem: z.ZodType<Listed>;
+        read: Schema<Read>;
+        /** The list read's answer. */
+        list: Schema<Listed[]>;
     };
-    /** The POST body: the whole desired state. */
-    createBody(d: Inputs): Plain;
-    /** The PUT body: the whole desired state, so what the program left out is removed remotely. */
-    updateBody(d: Inputs): Plain;
     /** The single read's answer as outputs. An empty value the API may send for "none" is absent. */
     outputs(r: Read): Outputs;
     /** The outputs that are not inputs, before the API has said anything about them. */
@@ -55,39 +88,75 @@ export interface ResourceSpec<Inputs extends Plain, Outputs extends Plain, Read,
     };
     /** The documented success envelope of each write (API description, section 4). */
     envelopes: { create: Envelope; update: Envelope; delete: Envelope };
-    /** How an input compares, where not as it is: header names without regard to case. */
-    compareAs?: { [K in keyof Inputs]?: (v: unknown) => unknown };
     /** Why the existing resource `current` (id `id`) cannot be adopted as `d`; undefined if it can. */
     cannotAdopt?(current: Outputs, d: Inputs, id: string): string | undefined;
+}
+
+/** The inputs a table of fields (kept with its literal types) marks secret. */
+export type SecretKeys<Table> = { [K in keyof Table]: Table[K] extends { secret: true } ? K : never }[keyof Table];
+
+/** The result of a get function: the outputs with `id`, the secret keys as secret Outputs. */
+export type Looked<O, S extends keyof O> = Omit<O, S> & { id: string } & {
+    [K in S]-?: pulumi.Output<O[K] | undefined>;
+};
+
+/** A spec whatever its type parameters: what the registry lists and the cli reads. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnySpec = Omit<ResourceSpec<any, any, any, any>, "fields"> & { fields: object };
+
+/** The fields of any spec, as the helpers below read them. */
+type WithFields = { fields: object };
+const fieldsOf = (spec: WithFields) => spec.fields as Record<string, Field<unknown>>;
+
+/** The input every resource has besides its fields: an existing resource to adopt on create. */
+export const ADOPT_KEY = "adoptId";
+
+/** The input names of `spec`, in table order. */
+export function inputKeys(spec: WithFields): string[] {
+    return Object.keys(spec.fields);
+}
+
+/** The inputs whose field says `fact`. */
+export function keysWhere(spec: WithFields, fact: "secret" | "replaces" | "required"): string[] {
+    return Object.entries(fieldsOf(spec))
+        .filter(([, field]) => field[fact])
+        .map(([key]) => key);
+}
+
+/** A write's body: every input the program gives, under its API name; an update's body leaves
+ *  out what cannot change in place. What the program leaves out is absent, so the API removes it. */
+export function apiBody(spec: WithFields, d: Plain, write: "create" | "update"): Plain {
+    const body: Plain = {};
+    for (const [key, field] of Object.entries(fieldsOf(spec))) {
+        if (write === "update" && field.replaces) continue;
+        if (d[key] !== undefined) body[field.api] = d[key];
+    }
+    return body;
 }
 
 /**
  * The inputs whose value in `have` (outputs in state, or what the API shows) is not the one in
  * `want`: what diff reports, what an adoption or a write's read-back checks. One rule for all.
  */
-export function differingKeys<I extends Plain>(
-    spec: Pick<ResourceSpec<I, Plain, unknown, unknown>, "compareAs">,
-    keys: ReadonlyArray<keyof I & string>,
-    have: Plain,
-    want: Plain,
-): string[] {
+export function differingKeys(spec: WithFields, keys: ReadonlyArray<string>, have: Plain, want: Plain): string[] {
+    const fields = fieldsOf(spec);
     return keys.filter((k) => {
-        const as = spec.compareAs?.[k];
-        return as ? inputsDiffer(as(have[k]), as(want[k])) : inputsDiffer(have[k], want[k]);
+        const as = COMPARE_AS[fields[k]?.kind ?? "text"];
+        return inputsDiffer(as(have[k]), as(want[k]));
     });
 }
 
-/** Header names compare without regard to case (RFC 9110, 5.1): a record's keys... */
-export function headerRecordNames(v: unknown): unknown {
-    return isPlain(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k.toLowerCase(), x])) : v;
-}
-
-/** ...and a list's `name`s. */
-export function headerListNames(v: unknown): unknown {
-    return Array.isArray(v)
-        ? v.map((h) => (isPlain(h) && typeof h.name === "string" ? { ...h, name: h.name.toLowerCase() } : h))
-        : v;
-}
+/** How a value of each kind compares: header names without regard to case (RFC 9110, 5.1). */
+const COMPARE_AS: Record<FieldKind, (v: unknown) => unknown> = {
+    text: (v) => v,
+    basicAuth: (v) => v,
+    headerRecord: (v) =>
+        isPlain(v) ? Object.fromEntries(Object.entries(v).map(([name, value]) => [name.toLowerCase(), value])) : v,
+    headerList: (v) =>
+        Array.isArray(v)
+            ? v.map((h) => (isPlain(h) && typeof h.name === "string" ? { ...h, name: h.name.toLowerCase() } : h))
+            : v,
+};
 
 /** Desired (new) against stored (old) value of one input. Absent and null are the same; an
  *  unknown (preview) counts as a change; object key order does not matter. */

@@ -1,26 +1,24 @@
 /**
  * WebhookConnection: a ChatBot v2 webhook connection (`/v2/integrations/webhook`).
  *
- * This file holds the resource's whole behaviour: its types, the class a Pulumi program creates,
- * and its spec, from which ./provider.ts builds the dynamic provider this module exports
- * (configure, check, diff, create, read, update, delete) for the plugin to call.
+ * This file holds the resource's whole behaviour: its types, its table of fields, what the API
+ * answers, the class a Pulumi program creates, and its spec, from which ./dynamicProvider.ts
+ * builds the dynamic provider this module exports (configure, check, diff, create, read, update,
+ * delete) for the plugin to call.
  *
  * The provider handed to Pulumi is this module itself. Installed under node_modules, the SDK
  * serializes it as `require("pulumi-chatbot/providers/webhookConnection")`: a few hundred bytes
  * in state, no secrets, and the installed package's code runs for existing resources too.
  */
 import * as pulumi from "@pulumi/pulumi";
-import {
-    connectionInputsSchema,
-    connectionListItemSchema,
-    connectionSchema,
-    type Connection,
-    type ConnectionListItem,
-} from "../schema/connection";
+import { z } from "zod";
 import { programClient } from "../config";
-import { findOne, outputForm, withSecrets, type Looked } from "./lookup";
-import { dynamicProvider, registration } from "./provider";
-import { headerRecordNames, type ResourceSpec } from "./spec";
+import { limits } from "../limits";
+import { basicAuth, headerRecord, httpUrl, text, type AllTrue, type Same } from "../schema/fields";
+import { dynamicProvider } from "./dynamicProvider";
+import { findOne, outputForm, withSecrets } from "./lookup";
+import { registration } from "./registration";
+import type { Fields, Looked, ResourceSpec, SecretKeys } from "./spec";
 
 // ---------------------------------------------------------------------------------------------
 // Types. Limits: `limits.connection`, checked at preview.
@@ -70,24 +68,119 @@ export type WebhookConnectionOutputs = WebhookConnectionInputs & {
 };
 
 // ---------------------------------------------------------------------------------------------
+// The fields: each input's facts, once (API description 2.1 and 4.1; limits in `limits.connection`).
+
+const L = limits.connection;
+
+const fields = {
+    // The update body has no storyId: a connection cannot move to another story.
+    storyId: {
+        api: "storyId",
+        required: true,
+        secret: false,
+        replaces: true,
+        kind: "text",
+        check: text(L.idLength, L.idLength),
+    },
+    name: {
+        api: "name",
+        required: true,
+        secret: false,
+        replaces: false,
+        kind: "text",
+        check: text(L.name.min, L.name.max),
+    },
+    url: { api: "url", required: true, secret: false, replaces: false, kind: "text", check: httpUrl(L.url.max) },
+    token: {
+        api: "token",
+        required: false,
+        secret: true,
+        replaces: false,
+        kind: "text",
+        check: text(L.token.min, L.token.max),
+    },
+    headers: {
+        api: "headers",
+        required: false,
+        secret: true,
+        replaces: false,
+        kind: "headerRecord",
+        check: headerRecord(L.headers),
+    },
+    auth: {
+        api: "auth",
+        required: false,
+        secret: true,
+        replaces: false,
+        kind: "basicAuth",
+        check: basicAuth(L.auth.max),
+    },
+} as const satisfies Fields<WebhookConnectionInputs>;
+
+/** The secret inputs, by name: what the get functions return as secret Outputs. */
+type SecretInputs = "token" | "headers" | "auth";
+
+// ---------------------------------------------------------------------------------------------
+// What the API answers
+
+/** A single read (`GET /v2/integrations/webhook/:id`): every field. */
+export interface ApiConnection {
+    id: string;
+    story: { id: string; name: string };
+    name: string;
+    url: string;
+    token?: string | null;
+    headers?: Record<string, string> | null;
+    auth?: { username: string; password: string } | null;
+    /** The last error the API noted: a message, or false/null where there is none. */
+    error?: string | false | null;
+    createdAt: string;
+    updatedAt: string;
+}
+
+/** An item of the list read: no token, headers or auth. */
+export type ApiConnectionListItem = Omit<ApiConnection, "token" | "headers" | "auth">;
+
+const readSchema = z.object({
+    id: z.string(),
+    story: z.object({ id: z.string(), name: z.string() }),
+    name: z.string(),
+    url: z.string(),
+    token: z.string().nullish(),
+    headers: z.record(z.string(), z.string()).nullish(),
+    auth: z.object({ username: z.string(), password: z.string() }).nullish(),
+    error: z.union([z.string(), z.literal(false), z.null()]).optional(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+});
+const listItemSchema = readSchema.omit({ token: true, headers: true, auth: true });
+
+/** Fails to compile when what is written out and what the schemas and fields say differ. */
+type _TypesMatch = AllTrue<
+    [
+        Same<ApiConnection, z.infer<typeof readSchema>>,
+        Same<ApiConnectionListItem, z.infer<typeof listItemSchema>>,
+        Same<SecretInputs, SecretKeys<typeof fields>>,
+    ]
+>;
+
+// ---------------------------------------------------------------------------------------------
 // The spec
 
-/** Kept out of plain state, messages and the get functions' plain fields. */
-const SECRET_KEYS = ["token", "headers", "auth"] as const;
-
-/** Also read by the get functions and `pulumi-chatbot discover` (../cli). */
-export const spec: ResourceSpec<WebhookConnectionInputs, WebhookConnectionOutputs, Connection, ConnectionListItem> = {
+/** Also read by the registry (./registry.ts), the get functions and `pulumi-chatbot discover`. */
+export const spec: ResourceSpec<
+    WebhookConnectionInputs,
+    WebhookConnectionOutputs,
+    ApiConnection,
+    ApiConnectionListItem
+> = {
     type: "WebhookConnection",
     noun: "webhook connection",
     path: "/v2/integrations/webhook",
-    inputKeys: ["storyId", "name", "url", "token", "headers", "auth"],
-    secretKeys: SECRET_KEYS,
-    // The update body has no storyId: a connection cannot move to another story.
-    replaceKeys: ["storyId"],
+    fields,
+    adoptId: text(L.idLength, L.idLength),
     outputKeys: ["story", "lastError", "createdAt", "updatedAt"],
-    schemas: { inputs: connectionInputsSchema, read: connectionSchema, listItem: connectionListItemSchema },
-    createBody: (d) => ({ storyId: d.storyId, ...updateBody(d) }),
-    updateBody,
+    schemas: { read: readSchema, list: z.array(listItemSchema) },
     outputs(c) {
         const out: WebhookConnectionOutputs = {
             storyId: c.story.id,
@@ -114,21 +207,11 @@ export const spec: ResourceSpec<WebhookConnectionInputs, WebhookConnectionOutput
         update: { code: 200, type: "success" },
         delete: { code: 200, type: "success" },
     },
-    compareAs: { headers: headerRecordNames },
     cannotAdopt: (current, d, id) =>
         current.storyId === d.storyId
             ? undefined
             : `connection ${id} belongs to story ${current.storyId}, not to storyId ${d.storyId}; a connection cannot move to another story.`,
 };
-
-/** The PUT body: everything but the story. Absent token, headers or auth remove them. */
-function updateBody(d: WebhookConnectionInputs) {
-    const b: Record<string, unknown> = { name: d.name, url: d.url };
-    if (d.token !== undefined) b.token = d.token;
-    if (d.headers !== undefined) b.headers = d.headers;
-    if (d.auth !== undefined) b.auth = { username: d.auth.username, password: d.auth.password };
-    return b;
-}
 
 // ---------------------------------------------------------------------------------------------
 // The resource class
@@ -177,7 +260,7 @@ export interface GetWebhookConnectionArgs {
 export type GetWebhookConnectionOutputArgs = { [K in keyof GetWebhookConnectionArgs]?: pulumi.Input<string> };
 
 /** The connection's fields; `token`, `headers` and `auth` are secret Outputs. */
-export type GetWebhookConnectionResult = Looked<WebhookConnectionOutputs, (typeof SECRET_KEYS)[number]>;
+export type GetWebhookConnectionResult = Looked<WebhookConnectionOutputs, SecretInputs>;
 
 /**
  * Reads an existing connection, as a Pulumi invoke function does: nothing is managed or changed.
@@ -190,10 +273,10 @@ export async function getWebhookConnection(args: GetWebhookConnectionArgs): Prom
         id: args.id,
         name: args.name,
         ...(storyId
-            ? { also: { test: (c: ConnectionListItem) => c.story.id === storyId, says: `on story ${storyId}` } }
+            ? { also: { test: (c: ApiConnectionListItem) => c.story.id === storyId, says: `on story ${storyId}` } }
             : {}),
     });
-    return withSecrets(found, SECRET_KEYS);
+    return withSecrets<WebhookConnectionOutputs, SecretInputs>(spec, found);
 }
 
 /** `getWebhookConnection` taking Inputs; the result is secret as a whole when it holds a secret. */

@@ -14,7 +14,7 @@ import {
     appendNote,
 } from "../client/errors";
 import { duration, safeToRetry } from "../client/retry";
-import type { Envelope } from "../client/transport";
+import type { Envelope } from "../client/types";
 import { apiClient } from "../config";
 import { isVerificationFailure } from "../webhook/verification";
 import { z } from "zod";

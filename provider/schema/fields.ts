@@ -3,6 +3,13 @@
  * always says what the limit is: "must be 1 to 128 characters".
  */
 import { z } from "zod";
+import type { Schema } from "../client/types";
+
+/** True when A and B are each assignable to the other: a written-out type and its schema's. */
+export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/** Compiles only when every check in the list is true. */
+export type AllTrue<Checks extends true[]> = Checks;
 
 /** A missing property is "required"; a value of the wrong type names the type wanted. */
 export const typeError = (type: string) => ({
@@ -78,7 +85,78 @@ export function record<S extends z.core.$ZodLooseShape>(shape: S) {
     });
 }
 
+/** Header names to string values, `count` of them; `valueMax` where the API documents one. */
+export function headerRecord(count: { min: number; max: number }, valueMax?: number) {
+    return z
+        .record(headerName(), headerValue(0, valueMax), {
+            error: (issue) =>
+                issue.code === "invalid_type" ? "must be an object of header names to string values" : undefined,
+        })
+        .refine((h) => Object.keys(h).length >= count.min && Object.keys(h).length <= count.max, {
+            error: `must have ${count.min} to ${count.max} headers`,
+        });
+}
+
+/** `{ name, value }` headers in order, `count` of them, each part within its limits. */
+export function headerList(limit: {
+    headers: { min: number; max: number };
+    headerName: { max: number };
+    headerValue: { min: number; max: number };
+}) {
+    const header = record({
+        name: headerName(limit.headerName.max),
+        value: headerValue(limit.headerValue.min, limit.headerValue.max),
+    });
+    return list(header, limit.headers.min, limit.headers.max);
+}
+
 /** Basic authorization, as both API generations take it. */
 export function basicAuth(max: number) {
     return record({ username: text(1, max), password: text(1, max) });
+}
+
+/** Host names that are not public: what a legacy webhook's url must not be (API description 2.2). */
+function isPublicHost(hostname: string): boolean {
+    const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+    if (h === "localhost" || h.endsWith(".localhost") || h.endsWith(".local") || h.endsWith(".internal")) return false;
+    // IPv6 literals: loopback, unspecified, unique local (fc00::/7) and link-local (fe80::/10).
+    if (h.includes(":") && (h === "::1" || h === "::" || /^f[cd]/.test(h) || /^fe[89ab]/.test(h))) return false;
+    const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(h);
+    if (!m) return h.includes(".") || h.includes(":");
+    const [a, b] = [Number(m[1]), Number(m[2])];
+    return !(
+        a === 0 ||
+        a === 10 ||
+        a === 127 ||
+        (a === 169 && b === 254) ||
+        (a === 172 && b >= 16 && b <= 31) ||
+        (a === 192 && b === 168) ||
+        (a === 100 && b >= 64 && b <= 127)
+    );
+}
+
+/** An http(s) URL on a public host (not localhost or a private network address). */
+export function publicHttpUrl(max: number) {
+    return httpUrl(max).refine((u) => URL.canParse(u) && isPublicHost(new URL(u).hostname), {
+        when: (payload) => typeof payload.value === "string" && URL.canParse(payload.value),
+        error: "must be a public URL (not localhost or a private network address)",
+    });
+}
+
+/**
+ * The strict object a resource's inputs are checked with, from its table of fields (each field's
+ * check, optional where the field is) and `adoptId`. Typed loosely: the table's own type holds
+ * each check to its input's declared type.
+ */
+export function inputsSchema(
+    fields: Record<string, { required: boolean; check: Schema<unknown> }>,
+    adoptId: Schema<string>,
+): Schema<Record<string, unknown>> {
+    const shape: Record<string, z.ZodType> = {};
+    for (const [key, field] of Object.entries(fields)) {
+        const check = field.check as z.ZodType;
+        shape[key] = field.required ? check : check.optional();
+    }
+    shape.adoptId = (adoptId as z.ZodType).optional();
+    return record(shape);
 }

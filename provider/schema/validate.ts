@@ -3,7 +3,7 @@
  *
  * Messages name the property path and the limit, never the value: a value may be a secret.
  */
-import type { z } from "zod";
+import type { Schema } from "../client/types";
 
 /** The value the engine sends for an input that is not known yet (during preview). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -47,7 +47,7 @@ export function containsUnknown(v: unknown): boolean {
  * unknown entries still counts the keys, which are known.
  */
 export function validate<T>(
-    schema: z.ZodType<T>,
+    schema: Schema<T>,
     input: unknown,
 ): { ok: true; value: T } | { ok: false; failures: CheckFailure[] } {
     const result = schema.safeParse(input);
@@ -57,7 +57,7 @@ export function validate<T>(
         if (valueAt(input, issue.path).unknown) continue;
         const property = propertyPath(issue.path);
         // A bad record key arrives wrapped: the key's own issue says what is wrong with it.
-        const inner = issue.code === "invalid_key" ? issue.issues[0]?.message : undefined;
+        const inner = issue.code === "invalid_key" ? issue.issues?.[0]?.message : undefined;
         const message = inner ?? issue.message;
         failures.push({ property, reason: property ? `${property}: ${message}` : message });
     }

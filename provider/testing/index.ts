@@ -6,6 +6,7 @@ export type {
     SimulatorOptions,
     StoredConnection,
     StoredLegacyWebhook,
+    LegacyWebhookBody,
     FaultKind,
     FaultRule,
     RequestRecord,

@@ -15,15 +15,14 @@
 import * as http from "http";
 import { randomBytes } from "crypto";
 import type { AddressInfo, Socket } from "net";
-import { connectionLimits } from "../limits";
-import { connectionCreateSchema, connectionUpdateSchema } from "../schema/connection";
-import { legacyWebhookInputSchema, type LegacyWebhookInput } from "../schema/legacy";
+import type { Schema } from "../client/types";
+import { connectionLimits, limits } from "../limits";
+import { basicAuth, headerList, headerRecord, httpUrl, publicHttpUrl, record, text } from "../schema/fields";
 import { describeFailures, validate } from "../schema/validate";
-import type { WebhookRequest } from "../schema/webhook";
+import type { WebhookRequest } from "../webhook/types";
 import { probeWebhook, sendVerificationRequest } from "../webhook/probe";
 import type { ProbeResult } from "../webhook/probe";
 import { verificationFailureMessage } from "../webhook/verification";
-import type { z } from "zod";
 
 export interface SimulatorOptions {
     /** The developer access token it accepts. Default: a random one. */
@@ -62,8 +61,17 @@ export interface StoredConnection {
     updatedAt: string;
 }
 
+/** What a legacy webhook's create and update carry. */
+export interface LegacyWebhookBody {
+    name: string;
+    url: string;
+    token?: string;
+    headers?: Array<{ name: string; value: string }>;
+    auth?: { username: string; password: string };
+}
+
 /** A stored legacy webhook. */
-export interface StoredLegacyWebhook extends LegacyWebhookInput {
+export interface StoredLegacyWebhook extends LegacyWebhookBody {
     id: string;
     error: { date: string; message: string } | null;
 }
@@ -244,7 +252,7 @@ export class ChatbotSimulator {
     }
 
     /** Adds a legacy webhook as a person would (no request is logged); returns it. */
-    addLegacyWebhook(w: LegacyWebhookInput & Partial<StoredLegacyWebhook>): StoredLegacyWebhook {
+    addLegacyWebhook(w: LegacyWebhookBody & Partial<StoredLegacyWebhook>): StoredLegacyWebhook {
         const stored: StoredLegacyWebhook = { error: null, ...structuredClone(w), id: w.id ?? newId() };
         this.legacy.set(stored.id, stored);
         return structuredClone(stored);
@@ -445,7 +453,7 @@ export class ChatbotSimulator {
     }
 
     private async createConnection(body: unknown): Promise<[number, unknown]> {
-        const v = checkBody(connectionCreateSchema, body);
+        const v = checkBody(connectionCreateBody, body);
         if (!v.ok) return [400, envelope(400, v.message)];
         const { storyId, ...rest } = v.value;
         const known = this.options.stories;
@@ -460,7 +468,7 @@ export class ChatbotSimulator {
     }
 
     private async updateConnection(c: StoredConnection, body: unknown): Promise<[number, unknown]> {
-        const v = checkBody(connectionUpdateSchema, body);
+        const v = checkBody(connectionUpdateBody, body);
         if (!v.ok) return [400, envelope(400, v.message)];
         // Whether ChatBot verifies again on an update is not shown anywhere. Modelled choice: only
         // when what the verification depends on changes, the url or the token.
@@ -498,7 +506,7 @@ export class ChatbotSimulator {
     }
 
     private writeLegacy(existing: StoredLegacyWebhook | undefined, body: unknown): [number, unknown] {
-        const v = checkBody(legacyWebhookInputSchema, body);
+        const v = checkBody(legacyBody, body);
         if (!v.ok) return [400, envelope(400, v.message)];
         const id = existing?.id ?? newId();
         this.legacy.set(id, { id, ...structuredClone(v.value), error: existing?.error ?? null });
@@ -506,7 +514,34 @@ export class ChatbotSimulator {
     }
 }
 
-function checkBody<T>(schema: z.ZodType<T>, body: unknown): { ok: true; value: T } | { ok: false; message: string } {
+// ---------------------------------------------------------------------------------------------
+// What the API accepts (API description 2.1, 2.2, 4.1, 4.2), as ChatBot checks it. Written here,
+// apart from the provider's tables of fields, so that a mistake in one is caught by the other;
+// only the limits (../limits.ts) and the way a limit is worded (../schema/fields.ts) are shared.
+
+const C = limits.connection;
+/** A v2 connection's PUT: everything but the story. */
+const connectionUpdateBody = record({
+    name: text(C.name.min, C.name.max),
+    url: httpUrl(C.url.max),
+    token: text(C.token.min, C.token.max).optional(),
+    headers: headerRecord(C.headers).optional(),
+    auth: basicAuth(C.auth.max).optional(),
+});
+/** A v2 connection's POST. */
+const connectionCreateBody = connectionUpdateBody.extend({ storyId: text(C.idLength, C.idLength) });
+
+const LG = limits.legacy;
+/** A legacy webhook's POST and PUT: the whole webhook; its url must be public. */
+const legacyBody: Schema<LegacyWebhookBody> = record({
+    name: text(LG.name.min, LG.name.max),
+    url: publicHttpUrl(LG.url.max),
+    token: text(LG.token.min, LG.token.max).optional(),
+    headers: headerList(LG).optional(),
+    auth: basicAuth(LG.auth.max).optional(),
+});
+
+function checkBody<T>(schema: Schema<T>, body: unknown): { ok: true; value: T } | { ok: false; message: string } {
     if (body === null || typeof body !== "object" || Array.isArray(body))
         return { ok: false, message: "body must be a JSON object" };
     const r = validate(schema, body);

@@ -10,8 +10,9 @@
  * Secrets (the expected and the received token, password and header values) never reach a
  * response body or a log line.
  */
-import { webhookLimits, webhookRequestSchema, webhookResponseSchema } from "../schema/webhook";
-import type { WebhookRequest, WebhookResponse } from "../schema/webhook";
+import { webhookLimits } from "../limits";
+import { webhookRequestSchema, webhookResponseSchema } from "./schema";
+import type { WebhookRequest, WebhookResponse } from "./types";
 import { describeFailures, validate } from "../schema/validate";
 import type { CheckFailure } from "../schema/validate";
 

@@ -63,5 +63,5 @@ export type {
     PhoneButton,
 } from "./types";
 // The numbers, not the zod schemas: zod stays an implementation detail of the package.
-export { webhookLimits } from "../schema/webhook";
+export { webhookLimits } from "../limits";
 export type { CheckFailure } from "../schema/validate";

@@ -20,8 +20,9 @@ import { redact, redactUrls } from "../client/redact";
 import { connectionLimits } from "../limits";
 import { httpUrl } from "../schema/fields";
 import { validate } from "../schema/validate";
-import { webhookLimits, webhookResponseSchema } from "../schema/webhook";
-import type { WebhookRequest, WebhookResponse } from "../schema/webhook";
+import { webhookLimits } from "../limits";
+import { webhookResponseSchema } from "./schema";
+import type { WebhookRequest, WebhookResponse } from "./types";
 
 export interface ProbeOptions {
     /** The body to send; default `sampleWebhookRequest`. */

@@ -6,44 +6,114 @@
  * Builders only shape plain objects; they do not validate. The handler validates what your
  * function returns, and `verifyWebhookResponse` does the same in your unit tests.
  */
-import type {
-    Button,
-    ButtonsResponse,
-    Card,
-    CardsResponse,
-    GotoButton,
-    ImageResponse,
-    PhoneButton,
-    PostbackButton,
-    QuickRepliesResponse,
-    QuickReplyButton,
-    RandomTextResponse,
-    TextResponse,
-    UrlButton,
-    WebviewButton,
-    WebviewHeight,
-} from "../schema/webhook";
+import type { webhookLimits } from "../limits";
 
-export type {
-    BotResponse,
-    Button,
-    ButtonsResponse,
-    Card,
-    CardsResponse,
-    GotoButton,
-    ImageResponse,
-    PhoneButton,
-    PostbackButton,
-    QuickRepliesResponse,
-    QuickReplyButton,
-    RandomTextResponse,
-    TextResponse,
-    UrlButton,
-    WebviewButton,
-    WebviewHeight,
-    WebhookRequest,
-    WebhookResponse,
-} from "../schema/webhook";
+// The types of a call, written out so the kit's declarations never reach zod's; ./schema.ts
+// holds each equal to its schema at compile time.
+
+/** Sends `value` back into the chat as the user's answer. */
+export interface PostbackButton {
+    type: "postback";
+    title: string;
+    value: string;
+}
+/** Moves the chat to a story node: `value` is the node's id. */
+export interface GotoButton {
+    type: "goto";
+    title: string;
+    value: string;
+}
+/** Opens `value`, a URL, in the browser. */
+export interface UrlButton {
+    type: "url";
+    title: string;
+    value: string;
+}
+export type WebviewHeight = (typeof webhookLimits.buttons.webview.heights)[number];
+/** Opens `value`, a URL, inside the chat. */
+export interface WebviewButton {
+    type: "webview";
+    title: string;
+    value: string;
+    height?: WebviewHeight;
+}
+/** Calls `value`, a phone number. */
+export interface PhoneButton {
+    type: "phone";
+    title: string;
+    value: string;
+}
+/** The buttons quick replies may carry. */
+export type QuickReplyButton = PostbackButton | GotoButton;
+/** The buttons cards and a buttons response may carry. */
+export type Button = PostbackButton | GotoButton | UrlButton | WebviewButton | PhoneButton;
+
+export interface TextResponse {
+    type: "text";
+    delay?: number;
+    message: string;
+}
+export interface RandomTextResponse {
+    type: "randomText";
+    delay?: number;
+    messages: string[];
+}
+export interface ImageResponse {
+    type: "image";
+    delay?: number;
+    imageUrl: string;
+}
+export interface QuickRepliesResponse {
+    type: "quickReplies";
+    delay?: number;
+    title: string;
+    buttons: QuickReplyButton[];
+}
+export interface Card {
+    title: string;
+    subtitle: string;
+    imageUrl: string;
+    buttons: Button[];
+}
+export interface CardsResponse {
+    type: "cards";
+    delay?: number;
+    elements: Card[];
+}
+export interface ButtonsResponse {
+    type: "buttons";
+    delay?: number;
+    title: string;
+    buttons: Button[];
+}
+export type BotResponse =
+    TextResponse | RandomTextResponse | ImageResponse | QuickRepliesResponse | CardsResponse | ButtonsResponse;
+
+/** What a backend answers: bot responses to send, attributes to store; `{}` is valid. */
+export interface WebhookResponse {
+    responses?: BotResponse[];
+    attributes?: Record<string, unknown>;
+}
+
+/** What ChatBot POSTs. ChatBot may send more than is documented: other keys are kept. */
+export interface WebhookRequest {
+    chatId: string;
+    messageId: string;
+    userId: string;
+    /** Only channel integrations supply one. */
+    externalId?: string | null;
+    node: {
+        id: string;
+        name: string;
+        type: "WEBHOOK";
+        webhookId: string;
+        webhookName: string;
+        [key: string]: unknown;
+    };
+    userAttributes?: Record<string, unknown>;
+    attributes?: Record<string, unknown>;
+    [key: string]: unknown;
+}
 
 /** Options every bot response takes. */
 export interface ResponseOptions {

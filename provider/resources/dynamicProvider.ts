@@ -1,21 +1,32 @@
 /**
- * One dynamic provider, written once: configure, check, diff, create, read, update and delete,
- * built from a resource's spec (./spec.ts), and the registration its class hands Pulumi.
+ * What runs inside the dynamic-provider plugin: one provider, written once (configure, check,
+ * diff, create, read, update and delete), built from a resource's spec (./spec.ts). What a
+ * program registers is ./registration.ts.
  *
  * The write-safety rules (create once, no write done until a read shows it, record half-done ones) are in
- * ./writes.ts; the client (../client/client.ts) knows how to send, retry and wait.
+ * ./writes.ts; the client (../client/) knows how to send, retry and wait.
  */
-import * as pulumi from "@pulumi/pulumi";
-import * as path from "path";
-import { z } from "zod";
-import { apiClient, configureFromStack, type ProviderConfig } from "../config";
+import { apiClient, configureFromStack } from "../config";
+import { inputsSchema } from "../schema/fields";
 import { validate, type CheckFailure } from "../schema/validate";
-import { differingKeys, isPlain, omit, pick, type Plain, type ResourceSpec } from "./spec";
+import {
+    ADOPT_KEY,
+    apiBody,
+    differingKeys,
+    inputKeys as inputKeysOf,
+    isPlain,
+    keysWhere,
+    omit,
+    pick,
+    type Plain,
+    type ResourceSpec,
+} from "./spec";
 import { createOnce, deleteVerified, partialFailure, unlessNotFound, updateVerified, type Candidate } from "./writes";
 
 /** What the dynamic-provider plugin calls: a resource module's exports. */
 export interface DynamicProvider {
-    configure(req: { config: ProviderConfig }): Promise<void>;
+    /** `config`: the whole stack config. */
+    configure(req: { config: { get(key: string): string | undefined } }): Promise<void>;
     check(olds: Plain, news: Plain): Promise<{ inputs: Plain; failures: CheckFailure[] }>;
     diff(
         id: string,
@@ -28,16 +39,17 @@ export interface DynamicProvider {
     delete(id: string, props: Plain): Promise<void>;
 }
 
-/** The input every resource has besides its spec's: an existing resource to adopt on create. */
-const ADOPT_KEY = "adoptId";
-
 export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
     spec: ResourceSpec<I, O, R, L>,
 ): DynamicProvider {
-    const { noun, inputKeys } = spec;
+    const { noun } = spec;
+    const inputKeys = inputKeysOf(spec);
+    const secretKeys = keysWhere(spec, "secret");
+    const replaceKeys = keysWhere(spec, "replaces");
     const checkedKeys = [...inputKeys, ADOPT_KEY];
+    const inputs = inputsSchema(spec.fields, spec.adoptId);
     const at = (id: string) => `${spec.path}/${encodeURIComponent(id)}`;
-    const secretsOf = (v: Plain) => secretValues(pick(v, spec.secretKeys));
+    const secretsOf = (v: Plain) => secretValues(pick(v, secretKeys));
 
     /** Inputs as the plugin hands them to create and update: what `check` returned (validated
      *  against `spec.schemas.inputs`, so of its type), plus `__provider`. Not validated again:
@@ -60,7 +72,7 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
     const list = (d: I) =>
         apiClient().request("GET", spec.path, {
             operation: `list ${noun}s to look for "${String(d.name)}"`,
-            schema: z.array(spec.schemas.listItem),
+            schema: spec.schemas.list,
         });
 
     /** What the list shows that a create of `d` may have made. */
@@ -86,7 +98,7 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
             id,
             operation: `update ${noun} ${label(news, id)}`,
             path: at(id),
-            body: spec.updateBody(d),
+            body: apiBody(spec, d, "update"),
             secrets,
             envelope: spec.envelopes.update,
             read: () => readOutputs(id, `read back ${noun} ${label(news, id)}`, secrets),
@@ -122,16 +134,16 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
         /** Keeps the resource's own inputs (not `__provider`, not null or absent ones) and
          *  validates them; unknowns (preview) pass. */
         async check(_olds, news) {
-            const inputs: Plain = {};
-            for (const key of checkedKeys) if (news[key] !== undefined && news[key] !== null) inputs[key] = news[key];
-            const result = validate(spec.schemas.inputs, inputs);
-            return { inputs, failures: [...(result.ok ? [] : result.failures), ...protoKeys(inputs)] };
+            const kept: Plain = {};
+            for (const key of checkedKeys) if (news[key] !== undefined && news[key] !== null) kept[key] = news[key];
+            const result = validate(inputs, kept);
+            return { inputs: kept, failures: [...(result.ok ? [] : result.failures), ...protoKeys(kept)] };
         },
 
         /** Desired inputs against the outputs in state (the plugin passes no old inputs), so a
          *  change made by hand and found by refresh shows as a difference from the program. */
         async diff(_id, olds, news) {
-            const replaces = differingKeys(spec, spec.replaceKeys, olds, news);
+            const replaces = differingKeys(spec, replaceKeys, olds, news);
             const changes = replaces.length > 0 || differingKeys(spec, inputKeys, olds, news).length > 0;
             return { changes, replaces, deleteBeforeReplace: false };
         },
@@ -146,7 +158,7 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
             const made = await createOnce({
                 operation: `create ${noun} "${String(d.name)}"`,
                 path: spec.path,
-                body: spec.createBody(d),
+                body: apiBody(spec, d, "create"),
                 secrets,
                 envelope: spec.envelopes.create,
                 lookFor: spec.created.describe(d),
@@ -181,7 +193,7 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
                 }
                 return { id: "", props: {} };
             }
-            const marked = markSecret(outs, spec.secretKeys);
+            const marked = markSecret(outs, secretKeys);
             return { id, props: marked, inputs: pick(marked, inputKeys) };
         },
 
@@ -239,67 +251,4 @@ function protoKeys(v: unknown, at = ""): CheckFailure[] {
         ...here,
         ...Object.entries(v).flatMap(([k, x]) => (k === "__proto__" ? [] : protoKeys(x, at ? `${at}.${k}` : k))),
     ];
-}
-
-// ---------------------------------------------------------------------------------------------
-// The resource class's side
-
-/**
- * The provider object for a resource module: the module's own exports. Installed under
- * node_modules (as npm, yarn and pnpm install it), the SDK serializes it as a `require()` of the
- * package's `providers/<name>` entry. Anywhere else (a linked checkout) the SDK would copy the
- * module's code by value, so a small object that requires the same entry by name stands in.
- */
-function providerModule(mod: NodeModule): pulumi.dynamic.ResourceProvider {
-    if (mod.filename.split(path.sep).includes("node_modules")) {
-        return mod.exports as pulumi.dynamic.ResourceProvider;
-    }
-    const entry = `pulumi-chatbot/providers/${path.basename(mod.filename).replace(/\.[jt]s$/, "")}`;
-    const impl = (): DynamicProvider => require(entry);
-    return {
-        configure: (req) => impl().configure(req),
-        check: (olds, news) => impl().check(olds, news),
-        diff: (id, olds, news) => impl().diff(id, olds, news),
-        create: (inputs) => impl().create(inputs),
-        read: (id, props) => impl().read(id, props ?? {}),
-        update: (id, olds, news) => impl().update(id, olds, news),
-        delete: (id, props) => impl().delete(id, props),
-    };
-}
-
-/**
- * The arguments of `pulumi.dynamic.Resource`'s constructor for a resource of `spec`, declared in
- * module `mod`:
- * - a `name` input defaults to the resource's name;
- * - secret inputs are marked secret even when the program passes them plain, and their outputs
- *   too (`additionalSecretOutputs`: the plugin returns them unwrapped);
- * - with `opts.id` (`.get()`) the SDK reads the resource: every property is an output to fill;
- * - the `import` option becomes `adoptId`: the engine's import step reads with the id alone, which
- *   a dynamic provider cannot serve (pulumi/pulumi#16175), while an adopting create works with
- *   every engine.
- */
-export function registration<I extends Plain, O extends Plain, R, L>(
-    spec: ResourceSpec<I, O, R, L>,
-    mod: NodeModule,
-    name: string,
-    args: object,
-    opts: pulumi.CustomResourceOptions | undefined,
-): [pulumi.dynamic.ResourceProvider, string, Record<string, unknown>, pulumi.CustomResourceOptions, string, string] {
-    const outputsOnly = Object.fromEntries(spec.outputKeys.map((k) => [k, undefined]));
-    const given: Record<string, unknown> = Object.fromEntries(Object.entries(args ?? {}));
-    let props: Record<string, unknown>;
-    const { import: importId, ...rest } = opts ?? {};
-    if (rest.id) {
-        props = { ...Object.fromEntries(spec.inputKeys.map((k) => [k, undefined])), ...outputsOnly };
-    } else {
-        props = { ...outputsOnly };
-        const secret = new Set<string>(spec.secretKeys);
-        for (const key of spec.inputKeys) {
-            const v = key === "name" ? (given.name ?? name) : given[key];
-            props[key] = v !== undefined && secret.has(key) ? pulumi.secret(v) : v;
-        }
-        props[ADOPT_KEY] = given[ADOPT_KEY] ?? importId;
-    }
-    const additionalSecretOutputs = [...(rest.additionalSecretOutputs ?? []), ...spec.secretKeys];
-    return [providerModule(mod), name, props, { ...rest, additionalSecretOutputs }, "chatbot", spec.type];
 }

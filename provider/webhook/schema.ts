@@ -7,11 +7,9 @@
  * before ChatBot silently drops it. The request is lenient: ChatBot may send more than is documented.
  */
 import { z } from "zod";
-import { limits } from "../limits";
-import { list, record, text, typeError } from "./fields";
-
-/** Every limit of a webhook call, from the one table (`limits.webhook`). */
-export const webhookLimits = limits.webhook;
+import { webhookLimits } from "../limits";
+import { list, record, text, typeError, type AllTrue, type Same } from "../schema/fields";
+import type * as Types from "./types";
 
 const L = webhookLimits;
 const sized = (r: { readonly min: number; readonly max: number }) => text(r.min, r.max);
@@ -203,23 +201,26 @@ export const webhookRequestSchema = z.looseObject(
     { error: "must be an object" },
 );
 
-export type PostbackButton = z.infer<typeof postbackButtonSchema>;
-export type GotoButton = z.infer<typeof gotoButtonSchema>;
-export type UrlButton = z.infer<typeof urlButtonSchema>;
-export type WebviewButton = z.infer<typeof webviewButtonSchema>;
-export type PhoneButton = z.infer<typeof phoneButtonSchema>;
-export type QuickReplyButton = z.infer<typeof quickReplyButtonSchema>;
-export type Button = z.infer<typeof buttonSchema>;
-export type WebviewHeight = (typeof webhookLimits.buttons.webview.heights)[number];
-
-export type TextResponse = z.infer<typeof textResponseSchema>;
-export type RandomTextResponse = z.infer<typeof randomTextResponseSchema>;
-export type ImageResponse = z.infer<typeof imageResponseSchema>;
-export type QuickRepliesResponse = z.infer<typeof quickRepliesResponseSchema>;
-export type Card = z.infer<typeof cardSchema>;
-export type CardsResponse = z.infer<typeof cardsResponseSchema>;
-export type ButtonsResponse = z.infer<typeof buttonsResponseSchema>;
-export type BotResponse = z.infer<typeof botResponseSchema>;
-
-export type WebhookResponse = z.infer<typeof webhookResponseSchema>;
-export type WebhookRequest = z.infer<typeof webhookRequestSchema>;
+/** The kit's public types (./types.ts) are written out; this fails to compile when one of them
+ *  and its schema say different things. */
+type _TypesMatchSchemas = AllTrue<
+    [
+        Same<Types.PostbackButton, z.infer<typeof postbackButtonSchema>>,
+        Same<Types.GotoButton, z.infer<typeof gotoButtonSchema>>,
+        Same<Types.UrlButton, z.infer<typeof urlButtonSchema>>,
+        Same<Types.WebviewButton, z.infer<typeof webviewButtonSchema>>,
+        Same<Types.PhoneButton, z.infer<typeof phoneButtonSchema>>,
+        Same<Types.QuickReplyButton, z.infer<typeof quickReplyButtonSchema>>,
+        Same<Types.Button, z.infer<typeof buttonSchema>>,
+        Same<Types.TextResponse, z.infer<typeof textResponseSchema>>,
+        Same<Types.RandomTextResponse, z.infer<typeof randomTextResponseSchema>>,
+        Same<Types.ImageResponse, z.infer<typeof imageResponseSchema>>,
+        Same<Types.QuickRepliesResponse, z.infer<typeof quickRepliesResponseSchema>>,
+        Same<Types.Card, z.infer<typeof cardSchema>>,
+        Same<Types.CardsResponse, z.infer<typeof cardsResponseSchema>>,
+        Same<Types.ButtonsResponse, z.infer<typeof buttonsResponseSchema>>,
+        Same<Types.BotResponse, z.infer<typeof botResponseSchema>>,
+        Same<Types.WebhookResponse, z.infer<typeof webhookResponseSchema>>,
+        Same<Types.WebhookRequest, z.infer<typeof webhookRequestSchema>>,
+    ]
+>;

@@ -1,0 +1,70 @@
+/**
+ * What a program registers: the arguments a resource class hands `pulumi.dynamic.Resource`, built
+ * from the resource's spec (./spec.ts). What runs inside the plugin is ./dynamicProvider.ts.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import * as path from "path";
+import type { DynamicProvider } from "./dynamicProvider";
+import { ADOPT_KEY, inputKeys as inputKeysOf, keysWhere, type AnySpec } from "./spec";
+
+/**
+ * The provider object for a resource module: the module's own exports. Installed under
+ * node_modules (as npm, yarn and pnpm install it), the SDK serializes it as a `require()` of the
+ * package's `providers/<name>` entry. Anywhere else (a linked checkout) the SDK would copy the
+ * module's code by value, so a small object that requires the same entry by name stands in.
+ */
+function providerModule(mod: NodeModule): pulumi.dynamic.ResourceProvider {
+    if (mod.filename.split(path.sep).includes("node_modules")) {
+        return mod.exports as pulumi.dynamic.ResourceProvider;
+    }
+    const entry = `pulumi-chatbot/providers/${path.basename(mod.filename).replace(/\.[jt]s$/, "")}`;
+    const impl = (): DynamicProvider => require(entry);
+    return {
+        configure: (req) => impl().configure(req),
+        check: (olds, news) => impl().check(olds, news),
+        diff: (id, olds, news) => impl().diff(id, olds, news),
+        create: (inputs) => impl().create(inputs),
+        read: (id, props) => impl().read(id, props ?? {}),
+        update: (id, olds, news) => impl().update(id, olds, news),
+        delete: (id, props) => impl().delete(id, props),
+    };
+}
+
+/**
+ * The arguments of `pulumi.dynamic.Resource`'s constructor for a resource of `spec`, declared in
+ * module `mod`:
+ * - a `name` input defaults to the resource's name;
+ * - secret inputs are marked secret even when the program passes them plain, and their outputs
+ *   too (`additionalSecretOutputs`: the plugin returns them unwrapped);
+ * - with `opts.id` (`.get()`) the SDK reads the resource: every property is an output to fill;
+ * - the `import` option becomes `adoptId`: the engine's import step reads with the id alone, which
+ *   a dynamic provider cannot serve (pulumi/pulumi#16175), while an adopting create works with
+ *   every engine.
+ */
+export function registration(
+    spec: AnySpec,
+    mod: NodeModule,
+    name: string,
+    args: object,
+    opts: pulumi.CustomResourceOptions | undefined,
+): [pulumi.dynamic.ResourceProvider, string, Record<string, unknown>, pulumi.CustomResourceOptions, string, string] {
+    const inputKeys = inputKeysOf(spec);
+    const secretKeys = keysWhere(spec, "secret");
+    const outputsOnly = Object.fromEntries(spec.outputKeys.map((k: string) => [k, undefined]));
+    const given: Record<string, unknown> = Object.fromEntries(Object.entries(args ?? {}));
+    let props: Record<string, unknown>;
+    const { import: importId, ...rest } = opts ?? {};
+    if (rest.id) {
+        props = { ...Object.fromEntries(inputKeys.map((k) => [k, undefined])), ...outputsOnly };
+    } else {
+        props = { ...outputsOnly };
+        const secret = new Set<string>(secretKeys);
+        for (const key of inputKeys) {
+            const v = key === "name" ? (given.name ?? name) : given[key];
+            props[key] = v !== undefined && secret.has(key) ? pulumi.secret(v) : v;
+        }
+        props[ADOPT_KEY] = given[ADOPT_KEY] ?? importId;
+    }
+    const additionalSecretOutputs = [...(rest.additionalSecretOutputs ?? []), ...secretKeys];
+    return [providerModule(mod), name, props, { ...rest, additionalSecretOutputs }, "chatbot", spec.type];
+}
