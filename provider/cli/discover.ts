@@ -1,7 +1,7 @@
 /**
  * `pulumi-chatbot discover`: lists every v2 connection and legacy webhook of a ChatBot account,
  * leaves out those a given stack manages, reads the rest in full and writes a program that adopts
- * them. See the README's "Bringing a whole account under management".
+ * them. See docs/discover.md.
  *
  * Secrets: the ChatBot token comes from the environment only (never a flag: flags show in the
  * process list). Connection secrets go to the --with-secrets file alone, never to stdout, stderr
@@ -12,9 +12,8 @@ import { parseArgs } from "util";
 import { ChatbotClient } from "../client/client";
 import { AuthenticationError, ChatbotApiError, ConnectionError } from "../client/errors";
 import { envVars, resolveSettings, SettingsError } from "../config";
-import { spec as legacySpec } from "../resources/legacyWebhook";
 import { listAll, readOne } from "../resources/lookup";
-import { spec as connectionSpec } from "../resources/webhookConnection";
+import { resources } from "../resources/registry";
 import { generateProgram, secretCommands, type Found, type Language } from "./generate";
 import { managedResources, StackExportError } from "./stackExport";
 
@@ -121,31 +120,28 @@ export async function discover(argv: string[], io: Io): Promise<number> {
     }
 
     try {
-        const [connections, legacy] = await Promise.all([listAll(client, connectionSpec), listAll(client, legacySpec)]);
-        const todo = [
-            ...connections.map((c) => ({ kind: "WebhookConnection" as const, id: c.id, name: c.name })),
-            ...legacy.map((w) => ({ kind: "LegacyWebhook" as const, id: w.id, name: w.name })),
-        ].filter((x) => !managed.has(x.id));
+        const listed = await Promise.all(resources.map((spec) => listAll(client, spec)));
+        const all = resources.flatMap((spec, i) =>
+            (listed[i] as Array<{ id: string; name: string }>).map((item) => ({ spec, id: item.id, name: item.name })),
+        );
+        const todo = all.filter((x) => !managed.has(x.id));
+        const counts = resources.map((spec, i) => plural(listed[i].length, spec.noun)).join(" and ");
         io.stderr(
-            `discover: ${connections.length} webhook connection${connections.length === 1 ? "" : "s"} and ` +
-                `${legacy.length} legacy webhook${legacy.length === 1 ? "" : "s"} at ${client.apiUrl}; ` +
-                `${connections.length + legacy.length - todo.length} managed by the given stacks, ${todo.length} not.\n`,
+            `discover: ${counts} at ${client.apiUrl}; ` +
+                `${all.length - todo.length} managed by the given stacks, ${todo.length} not.\n`,
         );
         const progress = new Progress(todo.length, io);
         // Concurrent within the client's in-flight limit, each read with the client's retries.
         const read = await Promise.all(
             todo.map(async (x): Promise<Found | undefined> => {
                 const label = `${JSON.stringify(x.name)} (${x.id})`;
-                const outputs =
-                    x.kind === "WebhookConnection"
-                        ? await readOne(client, connectionSpec, x.id, label)
-                        : await readOne(client, legacySpec, x.id, label);
+                const outputs = await readOne(client, x.spec, x.id, label);
                 progress.tick();
                 if (!outputs) {
                     io.stderr(`discover: ${label} was deleted while being read; left out.\n`);
                     return undefined;
                 }
-                return { kind: x.kind, id: x.id, outputs } as Found;
+                return { kind: x.spec.type, id: x.id, outputs } as Found;
             }),
         );
         const found = read.filter((f): f is Found => f !== undefined);
@@ -185,6 +181,11 @@ export async function discover(argv: string[], io: Io): Promise<number> {
             return fail(`cannot write: ${code} ${(e as NodeJS.ErrnoException).path ?? ""}`.trim());
         throw e;
     }
+}
+
+/** `1 webhook connection`, `3 legacy webhooks` */
+function plural(n: number, noun: string): string {
+    return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
 /** Creates or truncates `file` readable by its owner alone, then writes it. */

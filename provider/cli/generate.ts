@@ -1,23 +1,26 @@
 /**
  * The program `pulumi-chatbot discover` writes: each unmanaged connection declared as a resource
- * with every field as found, adopted on the first up (`adoptId`) and protected, as `pulumi import`
- * does. Secret values (token, header values, basic-auth password) never appear in it: it reads
+ * with every field as found (written as its resource's table of fields says), adopted on the
+ * first up (`adoptId`) and protected, as `pulumi import` does. Secret values (token, header values, basic-auth password) never appear in it: it reads
  * them from stack config, and the config keys and values are returned apart, for the
  * `--with-secrets` file only.
  */
-import type { LegacyWebhookOutputs } from "../resources/legacyWebhook";
-import type { WebhookConnectionOutputs } from "../resources/webhookConnection";
+import { resourceOfType } from "../resources/registry";
+import { type Field, type Plain } from "../resources/spec";
 
-export type Found =
-    | { kind: "WebhookConnection"; id: string; outputs: WebhookConnectionOutputs }
-    | { kind: "LegacyWebhook"; id: string; outputs: LegacyWebhookOutputs };
+/** An existing resource found in the account: its Pulumi type name (`WebhookConnection`), id and outputs. */
+export interface Found {
+    kind: string;
+    id: string;
+    outputs: Plain & { name: string; url: string };
+}
 
 export type Language = "typescript" | "javascript";
 
 export interface Declared {
     id: string;
-    kind: Found["kind"];
-    /** v2 connections only. */
+    kind: string;
+    /** What it belongs to, where its resource says (a v2 connection's story). */
     story?: { id: string; name: string };
     name: string;
     url: string;
@@ -43,11 +46,12 @@ export function generateProgram(found: Found[], language: Language, apiUrl: stri
     const declared: Declared[] = [];
     const blocks: string[] = [];
     for (const f of found) {
+        const spec = resourceOfType(f.kind);
         const o = f.outputs;
-        const fallback = f.kind === "WebhookConnection" ? "connection" : "legacy-webhook";
-        const resourceName = names.take(resourceNameFrom(o.name) || fallback, "-");
+        const resourceName = names.take(resourceNameFrom(o.name) || resourceNameFrom(spec.noun), "-");
         const stem = camel(resourceName);
         const mine: string[] = [];
+        /** `config.requireSecret(...)` of a new stack config key holding `value`. */
         const secret = (suffix: string, value: string): string => {
             const key = keys.take(`${stem}${suffix}`, "");
             mine.push(key);
@@ -55,34 +59,15 @@ export function generateProgram(found: Found[], language: Language, apiUrl: stri
             return `config.requireSecret(${lit(key)})`;
         };
         const props: string[] = [`adoptId: ${lit(f.id)},`];
-        if (f.kind === "WebhookConnection") props.push(`storyId: ${lit(f.outputs.storyId)},`);
-        props.push(`name: ${lit(o.name)},`, `url: ${lit(o.url)},`);
-        if (o.token !== undefined) props.push(`token: ${secret("Token", o.token)},`);
-        if (f.kind === "WebhookConnection" && f.outputs.headers) {
-            const entries = Object.entries(f.outputs.headers).map(
-                ([h, v]) => `    ${lit(h)}: ${secret(`Header${pascal(h)}`, v)},`,
-            );
-            props.push("headers: {", ...entries, "},");
+        for (const [key, field] of Object.entries(spec.fields as Record<string, Field<unknown>>)) {
+            if (o[key] !== undefined) props.push(...property(key, field, o[key], secret));
         }
-        if (f.kind === "LegacyWebhook" && f.outputs.headers) {
-            const entries = f.outputs.headers.map(
-                (h) => `    { name: ${lit(h.name)}, value: ${secret(`Header${pascal(h.name)}`, h.value)} },`,
-            );
-            props.push("headers: [", ...entries, "],");
-        }
-        if (o.auth) {
-            props.push(
-                `auth: { username: ${lit(o.auth.username)}, password: ${secret("Password", o.auth.password)} },`,
-            );
-        }
-        const where =
-            f.kind === "WebhookConnection"
-                ? `on story ${lit(f.outputs.story.name)} (${f.outputs.storyId})`
-                : "(legacy webhook)";
+        const container = spec.container?.(o);
+        const where = container ? `on ${container.kind} ${lit(container.name)} (${container.id})` : `(${spec.noun})`;
         blocks.push(
             [
                 `// ${lit(o.name)} ${where}, id ${f.id}`,
-                `new chatbot.${f.kind}(`,
+                `new chatbot.${spec.type}(`,
                 `    ${lit(resourceName)},`,
                 "    {",
                 ...props.map((p) => `        ${p}`),
@@ -93,8 +78,8 @@ export function generateProgram(found: Found[], language: Language, apiUrl: stri
         );
         declared.push({
             id: f.id,
-            kind: f.kind,
-            ...(f.kind === "WebhookConnection" ? { story: { ...f.outputs.story } } : {}),
+            kind: spec.type,
+            ...(container ? { [container.kind]: { id: container.id, name: container.name } } : {}),
             name: o.name,
             url: o.url,
             resourceName,
@@ -132,6 +117,43 @@ export function generateProgram(found: Found[], language: Language, apiUrl: stri
     const uses = secrets.length > 0 ? [] : ["", "void pulumi;"];
     const program = [...header, "", ...imports, ...configLine, ...uses, ...body].join("\n") + "\n";
     return { program, declared, secrets };
+}
+
+/**
+ * One input as the program writes it, by its field's kind: values of a secret field (a token,
+ * header values, the basic-auth password) come from stack config, never from the program.
+ */
+function property(
+    key: string,
+    field: Field<unknown>,
+    value: unknown,
+    secret: (suffix: string, value: string) => string,
+): string[] {
+    const hidden = (suffix: string, v: string) => (field.secret ? secret(suffix, v) : lit(v));
+    switch (field.kind) {
+        case "text":
+            return [`${key}: ${hidden(pascal(key), value as string)},`];
+        case "headerRecord":
+            return [
+                `${key}: {`,
+                ...Object.entries(value as Record<string, string>).map(
+                    ([name, v]) => `    ${lit(name)}: ${hidden(`Header${pascal(name)}`, v)},`,
+                ),
+                "},",
+            ];
+        case "headerList":
+            return [
+                `${key}: [`,
+                ...(value as Array<{ name: string; value: string }>).map(
+                    (h) => `    { name: ${lit(h.name)}, value: ${hidden(`Header${pascal(h.name)}`, h.value)} },`,
+                ),
+                "],",
+            ];
+        case "basicAuth": {
+            const auth = value as { username: string; password: string };
+            return [`${key}: { username: ${lit(auth.username)}, password: ${hidden("Password", auth.password)} },`];
+        }
+    }
 }
 
 /** `pulumi config set --secret` commands with the values, each quoted for a POSIX shell. */

@@ -5,13 +5,14 @@
  * backend's checkpoint, `{version, checkpoint: {latest: {resources}}}`, is read too.
  *
  * A resource of this package is one whose type is
- * - `pulumi-nodejs:dynamic/chatbot:WebhookConnection` or `.../chatbot:LegacyWebhook`, as the
- *   Node SDK names a dynamic resource with a module and type; any other `chatbot:<Type>` token
- *   of these two types too (a future native provider's `chatbot:index:WebhookConnection`);
+ * - `pulumi-nodejs:dynamic/chatbot:WebhookConnection` (a type of ../resources/registry.ts), as
+ *   the Node SDK names a dynamic resource with a module and type; any other `chatbot:<Type>`
+ *   token of these types too (a future native provider's `chatbot:index:WebhookConnection`);
  * - `pulumi-nodejs:dynamic:Resource` (SDKs before dynamic resources had a module and type),
  *   whose serialized provider names this package.
  * Its `id` is managed unless it is `external` (read with `.get()`, not managed).
  */
+import { resources } from "../resources/registry";
 import { isPlain, type Plain } from "../resources/spec";
 
 export class StackExportError extends Error {
@@ -27,7 +28,7 @@ export interface ManagedResource {
     type: string;
 }
 
-const OUR_TYPE = /(^|[:/])chatbot(:index)?:(WebhookConnection|LegacyWebhook)$/;
+const OUR_TYPE = new RegExp(`(^|[:/])chatbot(:index)?:(${resources.map((spec) => spec.type).join("|")})$`);
 const UNTYPED_DYNAMIC = "pulumi-nodejs:dynamic:Resource";
 
 /** The managed resources of this package in one export. `source` names it in errors. Never puts

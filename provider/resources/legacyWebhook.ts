@@ -10,13 +10,13 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { programClient } from "../config";
 import { limits } from "../limits";
 import { basicAuth, headerList, publicHttpUrl, text, type AllTrue, type Same } from "../schema/fields";
 import { dynamicProvider } from "./dynamicProvider";
-import { findOne, outputForm, withSecrets } from "./lookup";
-import { registration } from "./registration";
-import type { Fields, Looked, ResourceSpec, SecretKeys } from "./spec";
+import { lookUp, outputForm } from "./lookup";
+import { ChatbotResource } from "./registration";
+import { field, inputsIn } from "./spec";
+import type { Looked, LookupArgs, LookupInputs, ResourceSpec, SecretKeys } from "./spec";
 import type { BasicAuth } from "./webhookConnection";
 
 // ---------------------------------------------------------------------------------------------
@@ -66,41 +66,13 @@ export type LegacyWebhookOutputs = LegacyWebhookInputs & {
 const L = limits.legacy;
 
 const fields = {
-    name: {
-        api: "name",
-        required: true,
-        secret: false,
-        replaces: false,
-        kind: "text",
-        check: text(L.name.min, L.name.max),
-    },
+    name: field("text", text(L.name.min, L.name.max), { required: true }),
     // The API documents that a legacy webhook's url must be public.
-    url: { api: "url", required: true, secret: false, replaces: false, kind: "text", check: publicHttpUrl(L.url.max) },
-    token: {
-        api: "token",
-        required: false,
-        secret: true,
-        replaces: false,
-        kind: "text",
-        check: text(L.token.min, L.token.max),
-    },
-    headers: {
-        api: "headers",
-        required: false,
-        secret: true,
-        replaces: false,
-        kind: "headerList",
-        check: headerList(L),
-    },
-    auth: {
-        api: "auth",
-        required: false,
-        secret: true,
-        replaces: false,
-        kind: "basicAuth",
-        check: basicAuth(L.auth.max),
-    },
-} as const satisfies Fields<LegacyWebhookInputs>;
+    url: field("text", publicHttpUrl(L.url.max), { required: true }),
+    token: field("text", text(L.token.min, L.token.max), { secret: true }),
+    headers: field("headerList", headerList(L), { secret: true }),
+    auth: field("basicAuth", basicAuth(L.auth.max), { secret: true }),
+};
 
 /** The secret inputs, by name: what the get functions return as secret Outputs. */
 type SecretInputs = "token" | "headers" | "auth";
@@ -167,20 +139,11 @@ export const spec: ResourceSpec<LegacyWebhookInputs, LegacyWebhookOutputs, ApiLe
     adoptId: text(L.id.min, L.id.max),
     outputKeys: ["lastError", "lastErrorAt"],
     schemas: { read: readSchema, list: z.array(listItemSchema) },
-    outputs(w) {
-        const err = w.error;
-        const out: LegacyWebhookOutputs = {
-            name: w.name,
-            url: w.url,
-            lastError: typeof err === "string" ? err : err ? err.message : null,
-            lastErrorAt: err && typeof err === "object" ? err.date : null,
-        };
-        if (w.token != null && w.token !== "") out.token = w.token;
-        if (w.headers != null && w.headers.length > 0)
-            out.headers = w.headers.map((h) => ({ name: h.name, value: h.value }));
-        if (w.auth != null) out.auth = { username: w.auth.username, password: w.auth.password };
-        return out;
-    },
+    outputs: (w) => ({
+        ...(inputsIn({ fields }, w) as LegacyWebhookInputs),
+        lastError: typeof w.error === "string" ? w.error : w.error ? w.error.message : null,
+        lastErrorAt: w.error && typeof w.error === "object" ? w.error.date : null,
+    }),
     blankOutputs: () => ({ lastError: null, lastErrorAt: null }),
     // Each write answers 200 "success", with the webhook's id (API description, 4.2).
     envelopes: {
@@ -198,7 +161,9 @@ export const spec: ResourceSpec<LegacyWebhookInputs, LegacyWebhookOutputs, ApiLe
 // ---------------------------------------------------------------------------------------------
 // The resource class
 
-export class LegacyWebhook extends pulumi.dynamic.Resource {
+/** `new LegacyWebhook(name, args, opts)`; `LegacyWebhook.get(name, id)` brings an existing legacy webhook, by id, into
+ *  the program, read only. */
+export class LegacyWebhook extends ChatbotResource {
     declare readonly name: pulumi.Output<string>;
     declare readonly url: pulumi.Output<string>;
     declare readonly token: pulumi.Output<string | undefined>;
@@ -207,44 +172,27 @@ export class LegacyWebhook extends pulumi.dynamic.Resource {
     declare readonly lastError: pulumi.Output<string | null>;
     declare readonly lastErrorAt: pulumi.Output<string | null>;
 
-    /** Brings an existing legacy webhook, by id, into the program (read only). */
-    static get(name: string, id: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): LegacyWebhook {
-        // With an id the SDK reads the resource instead of registering it: no arguments are used.
-        return new LegacyWebhook(name, {} as LegacyWebhookArgs, { ...opts, id });
-    }
-
     constructor(name: string, args: LegacyWebhookArgs, opts?: pulumi.CustomResourceOptions) {
-        super(...registration(spec, module, name, args, opts));
+        super(spec, module, name, args, opts);
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// The dynamic provider: this module's exports, called by the plugin.
-
-const provider = dynamicProvider(spec);
-export const { configure, check, diff, create, read, update } = provider;
-const remove = provider.delete;
+// What the plugin calls for a legacy webhook: this module's exports are its dynamic provider.
+export const { configure, check, diff, create, read, update, delete: remove } = dynamicProvider(spec);
 export { remove as delete };
 
 // ---------------------------------------------------------------------------------------------
 // Looking a legacy webhook up from a program: read only, in the program's own process.
 
-export interface GetLegacyWebhookArgs {
-    id?: string;
-    name?: string;
-}
-
-export type GetLegacyWebhookOutputArgs = { [K in keyof GetLegacyWebhookArgs]?: pulumi.Input<string> };
+export type GetLegacyWebhookArgs = LookupArgs;
+export type GetLegacyWebhookOutputArgs = LookupInputs<GetLegacyWebhookArgs>;
 
 /** The webhook's fields; `token`, `headers` and `auth` are secret Outputs. */
 export type GetLegacyWebhookResult = Looked<LegacyWebhookOutputs, SecretInputs>;
 
 /** Reads an existing legacy webhook by `id` or `name` (see `getWebhookConnection`). */
 export async function getLegacyWebhook(args: GetLegacyWebhookArgs): Promise<GetLegacyWebhookResult> {
-    return withSecrets<LegacyWebhookOutputs, SecretInputs>(
-        spec,
-        await findOne(programClient(), spec, { id: args.id, name: args.name }),
-    );
+    return lookUp<LegacyWebhookOutputs, SecretInputs, ApiLegacyListItem>(spec, { id: args.id, name: args.name });
 }
 
 /** `getLegacyWebhook` taking Inputs; the result is secret as a whole when it holds a secret. */

@@ -7,6 +7,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ChatbotClient } from "../client/client";
 import { NotFoundError } from "../client/errors";
+import { programClient } from "../config";
 import { keysWhere, type AnySpec, type Looked, type Plain, type ResourceSpec } from "./spec";
 
 /** A spec as these reads need it, whatever its type parameters. */
@@ -110,4 +111,13 @@ export function outputForm<A extends object, O>(
         .output(args)
         .apply((a) => get(a as A))
         .apply((r) => pulumi.output(r) as pulumi.Output<O & { id: string }>);
+}
+
+/** What a get function does: find the one item (see `findOne`) with the program's settings, and
+ *  return it with its secret inputs as secret Outputs. */
+export async function lookUp<O extends Plain, S extends keyof O & string, L extends { id: string; name: string }>(
+    spec: ReadableSpec<O, unknown, L> & Pick<AnySpec, "fields">,
+    args: FindArgs<L>,
+): Promise<Looked<O, S>> {
+    return withSecrets<O, S>(spec, await findOne(programClient(), spec, args));
 }

@@ -13,7 +13,7 @@ import { ADOPT_KEY, inputKeys as inputKeysOf, keysWhere, type AnySpec } from "./
  * package's `providers/<name>` entry. Anywhere else (a linked checkout) the SDK would copy the
  * module's code by value, so a small object that requires the same entry by name stands in.
  */
-function providerModule(mod: NodeModule): pulumi.dynamic.ResourceProvider {
+function providerModule(mod: ResourceModule): pulumi.dynamic.ResourceProvider {
     if (mod.filename.split(path.sep).includes("node_modules")) {
         return mod.exports as pulumi.dynamic.ResourceProvider;
     }
@@ -30,6 +30,12 @@ function providerModule(mod: NodeModule): pulumi.dynamic.ResourceProvider {
     };
 }
 
+/** The module a resource's class is declared in: its exports are the dynamic provider. */
+export interface ResourceModule {
+    filename: string;
+    exports: unknown;
+}
+
 /**
  * The arguments of `pulumi.dynamic.Resource`'s constructor for a resource of `spec`, declared in
  * module `mod`:
@@ -43,7 +49,7 @@ function providerModule(mod: NodeModule): pulumi.dynamic.ResourceProvider {
  */
 export function registration(
     spec: AnySpec,
-    mod: NodeModule,
+    mod: ResourceModule,
     name: string,
     args: object,
     opts: pulumi.CustomResourceOptions | undefined,
@@ -67,4 +73,30 @@ export function registration(
     }
     const additionalSecretOutputs = [...(rest.additionalSecretOutputs ?? []), ...secretKeys];
     return [providerModule(mod), name, props, { ...rest, additionalSecretOutputs }, "chatbot", spec.type];
+}
+
+/** The base of every resource's class: what each class registers comes from its spec. */
+export abstract class ChatbotResource extends pulumi.dynamic.Resource {
+    /** Brings an existing one, by its id, into the program (read only). */
+    static get<T>(
+        this: new (name: string, args: never, opts?: pulumi.CustomResourceOptions) => T,
+        name: string,
+        id: pulumi.Input<string>,
+        opts?: pulumi.CustomResourceOptions,
+    ): T {
+        // With an id the SDK reads the resource instead of registering it: no arguments are used.
+        return new this(name, {} as never, { ...opts, id });
+    }
+
+    /** Registers a resource of `spec`, whose class is declared in module `mod` (its exports are
+     *  the dynamic provider). */
+    protected constructor(
+        spec: AnySpec,
+        mod: ResourceModule,
+        name: string,
+        args: object,
+        opts: pulumi.CustomResourceOptions | undefined,
+    ) {
+        super(...registration(spec, mod, name, args, opts));
+    }
 }

@@ -27,8 +27,8 @@ export type FieldKind = "text" | "headerRecord" | "headerList" | "basicAuth";
 
 /** One input's facts. */
 export interface Field<T> {
-    /** Its name in the API's request bodies. */
-    api: string;
+    /** Its name in the API's request bodies, where not its Pulumi name. */
+    api?: string;
     /** The program must give it (a `name` defaults to the resource's name). */
     required: boolean;
     /** Kept secret in state, outputs and messages. */
@@ -39,6 +39,25 @@ export interface Field<T> {
     kind: FieldKind;
     /** What `check` accepts: the API's limits (../limits.ts), each failure naming its limit. */
     check: Schema<T>;
+}
+
+/**
+ * One entry of a table of fields, on one line: what it holds, what `check` accepts, and the facts
+ * that are not the usual (an input is optional, plain and updated in place unless it says so).
+ */
+export function field<T, Required extends boolean = false, Secret extends boolean = false>(
+    kind: FieldKind,
+    check: Schema<T>,
+    facts: { required?: Required; secret?: Secret; replaces?: boolean; api?: string } = {},
+): Field<T> & { required: Required; secret: Secret } {
+    return {
+        kind,
+        check,
+        api: facts.api,
+        required: (facts.required ?? false) as Required,
+        secret: (facts.secret ?? false) as Secret,
+        replaces: facts.replaces ?? false,
+    };
 }
 
 /**
@@ -88,6 +107,8 @@ export interface ResourceSpec<Inputs extends Plain, Outputs extends Plain, Read,
     };
     /** The documented success envelope of each write (API description, section 4). */
     envelopes: { create: Envelope; update: Envelope; delete: Envelope };
+    /** What an existing one belongs to, named in the program discover writes: a v2 connection's story. */
+    container?(outputs: Outputs): { kind: string; id: string; name: string };
     /** Why the existing resource `current` (id `id`) cannot be adopted as `d`; undefined if it can. */
     cannotAdopt?(current: Outputs, d: Inputs, id: string): string | undefined;
 }
@@ -99,6 +120,15 @@ export type SecretKeys<Table> = { [K in keyof Table]: Table[K] extends { secret:
 export type Looked<O, S extends keyof O> = Omit<O, S> & { id: string } & {
     [K in S]-?: pulumi.Output<O[K] | undefined>;
 };
+
+/** How a get function finds one: by `id`, or by `name`. */
+export interface LookupArgs {
+    id?: string;
+    name?: string;
+}
+
+/** A get function's arguments, each an Input, for its `...Output` form. */
+export type LookupInputs<Args> = { [K in keyof Args]?: pulumi.Input<Args[K]> };
 
 /** A spec whatever its type parameters: what the registry lists and the cli reads. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -123,13 +153,29 @@ export function keysWhere(spec: WithFields, fact: "secret" | "replaces" | "requi
         .map(([key]) => key);
 }
 
+/** The inputs an answer of the API holds, read under their API names. An optional one the API
+ *  sends empty (null, "", no headers) is absent, as when the program leaves it out. */
+export function inputsIn(spec: WithFields, answer: object): Plain {
+    const out: Plain = {};
+    for (const [key, field] of Object.entries(fieldsOf(spec))) {
+        const value = (answer as Plain)[field.api ?? key];
+        if (value === undefined || (!field.required && isEmpty(value))) continue;
+        out[key] = structuredClone(value);
+    }
+    return out;
+}
+
+function isEmpty(v: unknown): boolean {
+    return v === null || v === "" || (Array.isArray(v) ? v.length === 0 : isPlain(v) && Object.keys(v).length === 0);
+}
+
 /** A write's body: every input the program gives, under its API name; an update's body leaves
  *  out what cannot change in place. What the program leaves out is absent, so the API removes it. */
 export function apiBody(spec: WithFields, d: Plain, write: "create" | "update"): Plain {
     const body: Plain = {};
     for (const [key, field] of Object.entries(fieldsOf(spec))) {
         if (write === "update" && field.replaces) continue;
-        if (d[key] !== undefined) body[field.api] = d[key];
+        if (d[key] !== undefined) body[field.api ?? key] = d[key];
     }
     return body;
 }

@@ -12,13 +12,13 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { programClient } from "../config";
 import { limits } from "../limits";
 import { basicAuth, headerRecord, httpUrl, text, type AllTrue, type Same } from "../schema/fields";
 import { dynamicProvider } from "./dynamicProvider";
-import { findOne, outputForm, withSecrets } from "./lookup";
-import { registration } from "./registration";
-import type { Fields, Looked, ResourceSpec, SecretKeys } from "./spec";
+import { lookUp, outputForm } from "./lookup";
+import { ChatbotResource } from "./registration";
+import { field, inputsIn } from "./spec";
+import type { Looked, LookupArgs, LookupInputs, ResourceSpec, SecretKeys } from "./spec";
 
 // ---------------------------------------------------------------------------------------------
 // Types. Limits: `limits.connection`, checked at preview.
@@ -74,48 +74,13 @@ const L = limits.connection;
 
 const fields = {
     // The update body has no storyId: a connection cannot move to another story.
-    storyId: {
-        api: "storyId",
-        required: true,
-        secret: false,
-        replaces: true,
-        kind: "text",
-        check: text(L.idLength, L.idLength),
-    },
-    name: {
-        api: "name",
-        required: true,
-        secret: false,
-        replaces: false,
-        kind: "text",
-        check: text(L.name.min, L.name.max),
-    },
-    url: { api: "url", required: true, secret: false, replaces: false, kind: "text", check: httpUrl(L.url.max) },
-    token: {
-        api: "token",
-        required: false,
-        secret: true,
-        replaces: false,
-        kind: "text",
-        check: text(L.token.min, L.token.max),
-    },
-    headers: {
-        api: "headers",
-        required: false,
-        secret: true,
-        replaces: false,
-        kind: "headerRecord",
-        check: headerRecord(L.headers),
-    },
-    auth: {
-        api: "auth",
-        required: false,
-        secret: true,
-        replaces: false,
-        kind: "basicAuth",
-        check: basicAuth(L.auth.max),
-    },
-} as const satisfies Fields<WebhookConnectionInputs>;
+    storyId: field("text", text(L.idLength, L.idLength), { required: true, replaces: true }),
+    name: field("text", text(L.name.min, L.name.max), { required: true }),
+    url: field("text", httpUrl(L.url.max), { required: true }),
+    token: field("text", text(L.token.min, L.token.max), { secret: true }),
+    headers: field("headerRecord", headerRecord(L.headers), { secret: true }),
+    auth: field("basicAuth", basicAuth(L.auth.max), { secret: true }),
+};
 
 /** The secret inputs, by name: what the get functions return as secret Outputs. */
 type SecretInputs = "token" | "headers" | "auth";
@@ -181,21 +146,15 @@ export const spec: ResourceSpec<
     adoptId: text(L.idLength, L.idLength),
     outputKeys: ["story", "lastError", "createdAt", "updatedAt"],
     schemas: { read: readSchema, list: z.array(listItemSchema) },
-    outputs(c) {
-        const out: WebhookConnectionOutputs = {
-            storyId: c.story.id,
-            name: c.name,
-            url: c.url,
-            story: { id: c.story.id, name: c.story.name },
-            lastError: typeof c.error === "string" ? c.error : null,
-            createdAt: c.createdAt,
-            updatedAt: c.updatedAt,
-        };
-        if (c.token != null && c.token !== "") out.token = c.token;
-        if (c.headers != null && Object.keys(c.headers).length > 0) out.headers = { ...c.headers };
-        if (c.auth != null) out.auth = { username: c.auth.username, password: c.auth.password };
-        return out;
-    },
+    outputs: (c) => ({
+        ...(inputsIn({ fields }, c) as Omit<WebhookConnectionInputs, "storyId">),
+        // The answer names the story, not the storyId the create body carried.
+        storyId: c.story.id,
+        story: { id: c.story.id, name: c.story.name },
+        lastError: typeof c.error === "string" ? c.error : null,
+        createdAt: c.createdAt,
+        updatedAt: c.updatedAt,
+    }),
     blankOutputs: (d) => ({ story: { id: d.storyId, name: "" }, lastError: null, createdAt: "", updatedAt: "" }),
     created: {
         describe: (d) => `connection named "${d.name}" on story ${d.storyId} with url ${d.url}`,
@@ -207,6 +166,7 @@ export const spec: ResourceSpec<
         update: { code: 200, type: "success" },
         delete: { code: 200, type: "success" },
     },
+    container: (o) => ({ kind: "story", id: o.storyId, name: o.story.name }),
     cannotAdopt: (current, d, id) =>
         current.storyId === d.storyId
             ? undefined
@@ -216,7 +176,9 @@ export const spec: ResourceSpec<
 // ---------------------------------------------------------------------------------------------
 // The resource class
 
-export class WebhookConnection extends pulumi.dynamic.Resource {
+/** `new WebhookConnection(name, args, opts)`; `WebhookConnection.get(name, id)` brings an existing connection, by its 24-character id, into
+ *  the program, read only. */
+export class WebhookConnection extends ChatbotResource {
     declare readonly storyId: pulumi.Output<string>;
     declare readonly name: pulumi.Output<string>;
     declare readonly url: pulumi.Output<string>;
@@ -228,36 +190,25 @@ export class WebhookConnection extends pulumi.dynamic.Resource {
     declare readonly createdAt: pulumi.Output<string>;
     declare readonly updatedAt: pulumi.Output<string>;
 
-    /** Brings an existing connection, by its 24-character id, into the program (read only). */
-    static get(name: string, id: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions): WebhookConnection {
-        // With an id the SDK reads the resource instead of registering it: no arguments are used.
-        return new WebhookConnection(name, {} as WebhookConnectionArgs, { ...opts, id });
-    }
-
     constructor(name: string, args: WebhookConnectionArgs, opts?: pulumi.CustomResourceOptions) {
-        super(...registration(spec, module, name, args, opts));
+        super(spec, module, name, args, opts);
     }
 }
 
 // ---------------------------------------------------------------------------------------------
-// The dynamic provider: this module's exports, called by the plugin.
-
-const provider = dynamicProvider(spec);
-export const { configure, check, diff, create, read, update } = provider;
-const remove = provider.delete;
+// What the plugin calls for a webhook connection: this module's exports are its dynamic provider.
+export const { configure, check, diff, create, read, update, delete: remove } = dynamicProvider(spec);
 export { remove as delete };
 
 // ---------------------------------------------------------------------------------------------
 // Looking a connection up from a program: read only, in the program's own process.
 
 /** Look a connection up by `id`, or by `name` (and `storyId`, where names repeat across stories). */
-export interface GetWebhookConnectionArgs {
-    id?: string;
-    name?: string;
+export interface GetWebhookConnectionArgs extends LookupArgs {
     storyId?: string;
 }
 
-export type GetWebhookConnectionOutputArgs = { [K in keyof GetWebhookConnectionArgs]?: pulumi.Input<string> };
+export type GetWebhookConnectionOutputArgs = LookupInputs<GetWebhookConnectionArgs>;
 
 /** The connection's fields; `token`, `headers` and `auth` are secret Outputs. */
 export type GetWebhookConnectionResult = Looked<WebhookConnectionOutputs, SecretInputs>;
@@ -269,14 +220,11 @@ export type GetWebhookConnectionResult = Looked<WebhookConnectionOutputs, Secret
  */
 export async function getWebhookConnection(args: GetWebhookConnectionArgs): Promise<GetWebhookConnectionResult> {
     const { storyId } = args;
-    const found = await findOne(programClient(), spec, {
+    return lookUp<WebhookConnectionOutputs, SecretInputs, ApiConnectionListItem>(spec, {
         id: args.id,
         name: args.name,
-        ...(storyId
-            ? { also: { test: (c: ApiConnectionListItem) => c.story.id === storyId, says: `on story ${storyId}` } }
-            : {}),
+        ...(storyId ? { also: { test: (c) => c.story.id === storyId, says: `on story ${storyId}` } } : {}),
     });
-    return withSecrets<WebhookConnectionOutputs, SecretInputs>(spec, found);
 }
 
 /** `getWebhookConnection` taking Inputs; the result is secret as a whole when it holds a secret. */
