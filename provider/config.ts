@@ -40,8 +40,8 @@ let fromStack: { token?: string; apiUrl?: string } = {};
 export function configureFromStack(config: ProviderConfig): void {
     const read = (key: string) => {
         try {
-            const v = config.get(key);
-            return typeof v === "string" && v !== "" ? v : undefined;
+            const value = config.get(key);
+            return typeof value === "string" && value !== "" ? value : undefined;
         } catch {
             return undefined;
         }

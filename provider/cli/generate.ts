@@ -47,8 +47,8 @@ export function generateProgram(found: Found[], language: Language, apiUrl: stri
     const blocks: string[] = [];
     for (const f of found) {
         const spec = resourceOfType(f.kind);
-        const o = f.outputs;
-        const resourceName = names.take(resourceNameFrom(o.name) || resourceNameFrom(spec.noun), "-");
+        const outputs = f.outputs;
+        const resourceName = names.take(resourceNameFrom(outputs.name) || resourceNameFrom(spec.noun), "-");
         const stem = camel(resourceName);
         const mine: string[] = [];
         /** `config.requireSecret(...)` of a new stack config key holding `value`. */
@@ -60,13 +60,13 @@ export function generateProgram(found: Found[], language: Language, apiUrl: stri
         };
         const props: string[] = [`adoptId: ${lit(f.id)},`];
         for (const [key, field] of Object.entries(spec.fields as Record<string, Field<unknown>>)) {
-            if (o[key] !== undefined) props.push(...property(key, field, o[key], secret));
+            if (outputs[key] !== undefined) props.push(...property(key, field, outputs[key], secret));
         }
-        const container = spec.container?.(o);
+        const container = spec.container?.(outputs);
         const where = container ? `on ${container.kind} ${lit(container.name)} (${container.id})` : `(${spec.noun})`;
         blocks.push(
             [
-                `// ${lit(o.name)} ${where}, id ${f.id}`,
+                `// ${lit(outputs.name)} ${where}, id ${f.id}`,
                 `new chatbot.${spec.type}(`,
                 `    ${lit(resourceName)},`,
                 "    {",
@@ -80,8 +80,8 @@ export function generateProgram(found: Found[], language: Language, apiUrl: stri
             id: f.id,
             kind: spec.type,
             ...(container ? { [container.kind]: { id: container.id, name: container.name } } : {}),
-            name: o.name,
-            url: o.url,
+            name: outputs.name,
+            url: outputs.url,
             resourceName,
             configKeys: mine,
         });
@@ -191,9 +191,9 @@ export function resourceNameFrom(name: string): string {
 
 /** `orders-prod` → `ordersProd`; a config key starts with a letter. */
 function camel(name: string): string {
-    const p = pascal(name);
-    const c = p.charAt(0).toLowerCase() + p.slice(1);
-    return /^[a-z]/.test(c) ? c : `c${c}`;
+    const pascalName = pascal(name);
+    const camelName = pascalName.charAt(0).toLowerCase() + pascalName.slice(1);
+    return /^[a-z]/.test(camelName) ? camelName : `c${camelName}`;
 }
 
 /** `X-Api-Key` → `XApiKey`. */

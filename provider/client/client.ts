@@ -43,12 +43,12 @@ export class ChatbotClient {
     constructor(options: ClientOptions) {
         this.apiUrl = options.apiUrl.replace(/\/+$/, "");
         this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-        const r = options.retry ?? {};
+        const retry = options.retry ?? {};
         this.retry = {
-            maxAttempts: r.maxAttempts ?? DEFAULT_RETRY.maxAttempts,
-            baseDelayMs: r.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs,
-            maxDelayMs: r.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs,
-            maxElapsedMs: r.maxElapsedMs ?? DEFAULT_RETRY.maxElapsedMs,
+            maxAttempts: retry.maxAttempts ?? DEFAULT_RETRY.maxAttempts,
+            baseDelayMs: retry.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs,
+            maxDelayMs: retry.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs,
+            maxElapsedMs: retry.maxElapsedMs ?? DEFAULT_RETRY.maxElapsedMs,
         };
         this.slots = new Slots(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
         this.target = {
@@ -58,8 +58,8 @@ export class ChatbotClient {
             authHint: options.authHint,
             dispatcher: options.dispatcher,
             onServerDate: (date: string | undefined) => {
-                const t = date === undefined ? NaN : Date.parse(date);
-                if (Number.isFinite(t)) this.clockOffsetMs = t - Date.now();
+                const time = date === undefined ? NaN : Date.parse(date);
+                if (Number.isFinite(time)) this.clockOffsetMs = time - Date.now();
             },
         };
     }

@@ -115,12 +115,12 @@ export class WriteNotAppliedError extends ChatbotApiError {
 }
 
 export function errorForStatus(details: ApiErrorDetails & { status: number }): ChatbotApiError {
-    const s = details.status;
-    if (s === 400) return new BadRequestError(details);
-    if (s === 401) return new AuthenticationError(details);
-    if (s === 404) return new NotFoundError(details);
-    if (s === 429) return new RateLimitError(details);
-    if (s >= 500) return new ServerError(details);
+    const status = details.status;
+    if (status === 400) return new BadRequestError(details);
+    if (status === 401) return new AuthenticationError(details);
+    if (status === 404) return new NotFoundError(details);
+    if (status === 429) return new RateLimitError(details);
+    if (status >= 500) return new ServerError(details);
     return new ClientError(details);
 }
 

@@ -110,10 +110,10 @@ export async function lookFor<T>(
 
 /** `Retry-After` in ms: delay-seconds, or an HTTP date (a past date is 0). Undefined if absent or unreadable. */
 export function retryAfterMs(header: string | undefined, now: number = Date.now()): number | undefined {
-    const v = header?.trim();
-    if (!v) return undefined;
-    if (/^\d+$/.test(v)) return Number(v) * 1000;
-    const date = /[a-z]/i.test(v) ? Date.parse(v) : NaN;
+    const value = header?.trim();
+    if (!value) return undefined;
+    if (/^\d+$/.test(value)) return Number(value) * 1000;
+    const date = /[a-z]/i.test(value) ? Date.parse(value) : NaN;
     return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
 }
 

@@ -176,12 +176,12 @@ function envelopeStatus(json: unknown): { code?: number; type?: string; message?
         timestamp: typeof (json as { timestamp?: unknown }).timestamp === "string",
     };
     if (status !== null && typeof status === "object") {
-        const s = status as Record<string, unknown>;
-        if (typeof s.type === "string") out.type = s.type;
-        if (Number.isInteger(s.code)) out.code = s.code as number;
+        const fields = status as Record<string, unknown>;
+        if (typeof fields.type === "string") out.type = fields.type;
+        if (Number.isInteger(fields.code)) out.code = fields.code as number;
         for (const key of ["message", "description", "details", "error"]) {
-            if (typeof s[key] === "string") {
-                out.message = s[key] as string;
+            if (typeof fields[key] === "string") {
+                out.message = fields[key] as string;
                 break;
             }
         }

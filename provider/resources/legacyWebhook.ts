@@ -63,15 +63,15 @@ export type LegacyWebhookOutputs = LegacyWebhookInputs & {
 // The fields: each input's facts, once (API description 2.2 and 4.2; limits in `limits.legacy`).
 // Every input updates in place: the legacy API's PUT takes the whole webhook.
 
-const L = limits.legacy;
+const limit = limits.legacy;
 
 const fields = {
-    name: field("text", text(L.name.min, L.name.max), { required: true }),
+    name: field("text", text(limit.name.min, limit.name.max), { required: true }),
     // The API documents that a legacy webhook's url must be public.
-    url: field("text", publicHttpUrl(L.url.max), { required: true }),
-    token: field("text", text(L.token.min, L.token.max), { secret: true }),
-    headers: field("headerList", headerList(L), { secret: true }),
-    auth: field("basicAuth", basicAuth(L.auth.max), { secret: true }),
+    url: field("text", publicHttpUrl(limit.url.max), { required: true }),
+    token: field("text", text(limit.token.min, limit.token.max), { secret: true }),
+    headers: field("headerList", headerList(limit), { secret: true }),
+    auth: field("basicAuth", basicAuth(limit.auth.max), { secret: true }),
 };
 
 /** The secret inputs, by name: what the get functions return as secret Outputs. */
@@ -136,7 +136,7 @@ export const spec: ResourceSpec<LegacyWebhookInputs, LegacyWebhookOutputs, ApiLe
     path: "/webhooks",
     fields,
     // Undocumented: an id of what the API assigned, checked only as a short non-empty string.
-    adoptId: text(L.id.min, L.id.max),
+    adoptId: text(limit.id.min, limit.id.max),
     outputKeys: ["lastError", "lastErrorAt"],
     schemas: { read: readSchema, list: z.array(listItemSchema) },
     outputs: (w) => ({

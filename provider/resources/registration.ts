@@ -66,8 +66,8 @@ export function registration(
         props = { ...outputsOnly };
         const secret = new Set<string>(secretKeys);
         for (const key of inputKeys) {
-            const v = key === "name" ? (given.name ?? name) : given[key];
-            props[key] = v !== undefined && secret.has(key) ? pulumi.secret(v) : v;
+            const value = key === "name" ? (given.name ?? name) : given[key];
+            props[key] = value !== undefined && secret.has(key) ? pulumi.secret(value) : value;
         }
         props[ADOPT_KEY] = given[ADOPT_KEY] ?? importId;
     }

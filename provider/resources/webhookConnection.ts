@@ -70,16 +70,16 @@ export type WebhookConnectionOutputs = WebhookConnectionInputs & {
 // ---------------------------------------------------------------------------------------------
 // The fields: each input's facts, once (API description 2.1 and 4.1; limits in `limits.connection`).
 
-const L = limits.connection;
+const limit = limits.connection;
 
 const fields = {
     // The update body has no storyId: a connection cannot move to another story.
-    storyId: field("text", text(L.idLength, L.idLength), { required: true, replaces: true }),
-    name: field("text", text(L.name.min, L.name.max), { required: true }),
-    url: field("text", httpUrl(L.url.max), { required: true }),
-    token: field("text", text(L.token.min, L.token.max), { secret: true }),
-    headers: field("headerRecord", headerRecord(L.headers), { secret: true }),
-    auth: field("basicAuth", basicAuth(L.auth.max), { secret: true }),
+    storyId: field("text", text(limit.idLength, limit.idLength), { required: true, replaces: true }),
+    name: field("text", text(limit.name.min, limit.name.max), { required: true }),
+    url: field("text", httpUrl(limit.url.max), { required: true }),
+    token: field("text", text(limit.token.min, limit.token.max), { secret: true }),
+    headers: field("headerRecord", headerRecord(limit.headers), { secret: true }),
+    auth: field("basicAuth", basicAuth(limit.auth.max), { secret: true }),
 };
 
 /** The secret inputs, by name: what the get functions return as secret Outputs. */
@@ -143,7 +143,7 @@ export const spec: ResourceSpec<
     noun: "webhook connection",
     path: "/v2/integrations/webhook",
     fields,
-    adoptId: text(L.idLength, L.idLength),
+    adoptId: text(limit.idLength, limit.idLength),
     outputKeys: ["story", "lastError", "createdAt", "updatedAt"],
     schemas: { read: readSchema, list: z.array(listItemSchema) },
     outputs: (c) => ({

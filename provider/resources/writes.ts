@@ -150,10 +150,10 @@ export async function createOnce<T>(req: CreateRequest<T>): Promise<Made<T>> {
         const why = `The API answered that it made ${id}, but reading it shows nothing`;
         if (await req.listed(id).catch(() => true))
             return { id, readError: new Error(`${req.operation} failed: ${why}.`) };
-        const e = new WriteNotAppliedError({ operation: req.operation }, [], `${why}, nor does the list.`);
-        verifiedNothingMade = e;
-        postAgain.add(e);
-        throw e;
+        const notApplied = new WriteNotAppliedError({ operation: req.operation }, [], `${why}, nor does the list.`);
+        verifiedNothingMade = notApplied;
+        postAgain.add(notApplied);
+        throw notApplied;
     };
 
     const attempt = async (): Promise<Made<T>> => {

@@ -30,8 +30,8 @@ export function httpUrl(max: number) {
     return text(1, max).refine(
         (v) => {
             try {
-                const u = new URL(v);
-                return (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "";
+                const parsed = new URL(v);
+                return (parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.hostname !== "";
             } catch {
                 return false;
             }
@@ -117,13 +117,15 @@ export function basicAuth(max: number) {
 
 /** Host names that are not public: what a legacy webhook's url must not be (API description 2.2). */
 function isPublicHost(hostname: string): boolean {
-    const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-    if (h === "localhost" || h.endsWith(".localhost") || h.endsWith(".local") || h.endsWith(".internal")) return false;
+    const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+    if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal"))
+        return false;
     // IPv6 literals: loopback, unspecified, unique local (fc00::/7) and link-local (fe80::/10).
-    if (h.includes(":") && (h === "::1" || h === "::" || /^f[cd]/.test(h) || /^fe[89ab]/.test(h))) return false;
-    const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(h);
-    if (!m) return h.includes(".") || h.includes(":");
-    const [a, b] = [Number(m[1]), Number(m[2])];
+    if (host.includes(":") && (host === "::1" || host === "::" || /^f[cd]/.test(host) || /^fe[89ab]/.test(host)))
+        return false;
+    const octets = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(host);
+    if (!octets) return host.includes(".") || host.includes(":");
+    const [a, b] = [Number(octets[1]), Number(octets[2])];
     return !(
         a === 0 ||
         a === 10 ||

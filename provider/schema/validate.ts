@@ -24,13 +24,13 @@ export function propertyPath(path: ReadonlyArray<PropertyKey>): string {
 }
 
 function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): { unknown: boolean } {
-    let v: unknown = root;
+    let value: unknown = root;
     for (const key of path) {
-        if (v === UNKNOWN) return { unknown: true };
-        if (v === null || typeof v !== "object") return { unknown: false };
-        v = (v as Record<PropertyKey, unknown>)[key];
+        if (value === UNKNOWN) return { unknown: true };
+        if (value === null || typeof value !== "object") return { unknown: false };
+        value = (value as Record<PropertyKey, unknown>)[key];
     }
-    return { unknown: v === UNKNOWN };
+    return { unknown: value === UNKNOWN };
 }
 
 /** True when the value holds an unknown anywhere inside it. */

@@ -179,8 +179,8 @@ export class ChatbotSimulator {
     }
 
     getConnection(id: string): StoredConnection | undefined {
-        const c = this.connections.get(id);
-        return c && structuredClone(c);
+        const connection = this.connections.get(id);
+        return connection && structuredClone(connection);
     }
 
     /** Adds a connection as a person would in the dashboard (no request is logged); returns it.
@@ -202,10 +202,11 @@ export class ChatbotSimulator {
 
     /** Changes a connection as a person would in the dashboard. */
     editConnection(id: string, patch: Partial<Omit<StoredConnection, "id" | "createdAt">>): void {
-        const c = this.connections.get(id);
-        if (!c) throw new Error(`no connection ${id}`);
-        Object.assign(c, structuredClone(patch), { updatedAt: this.now() });
-        for (const key of ["token", "headers", "auth"] as const) if (c[key] === undefined) delete c[key];
+        const connection = this.connections.get(id);
+        if (!connection) throw new Error(`no connection ${id}`);
+        Object.assign(connection, structuredClone(patch), { updatedAt: this.now() });
+        for (const key of ["token", "headers", "auth"] as const)
+            if (connection[key] === undefined) delete connection[key];
     }
 
     deleteConnection(id: string): boolean {
@@ -519,26 +520,26 @@ export class ChatbotSimulator {
 // apart from the provider's tables of fields, so that a mistake in one is caught by the other;
 // only the limits (../limits.ts) and the way a limit is worded (../schema/fields.ts) are shared.
 
-const C = limits.connection;
+const v2Limits = limits.connection;
 /** A v2 connection's PUT: everything but the story. */
 const connectionUpdateBody = record({
-    name: text(C.name.min, C.name.max),
-    url: httpUrl(C.url.max),
-    token: text(C.token.min, C.token.max).optional(),
-    headers: headerRecord(C.headers).optional(),
-    auth: basicAuth(C.auth.max).optional(),
+    name: text(v2Limits.name.min, v2Limits.name.max),
+    url: httpUrl(v2Limits.url.max),
+    token: text(v2Limits.token.min, v2Limits.token.max).optional(),
+    headers: headerRecord(v2Limits.headers).optional(),
+    auth: basicAuth(v2Limits.auth.max).optional(),
 });
 /** A v2 connection's POST. */
-const connectionCreateBody = connectionUpdateBody.extend({ storyId: text(C.idLength, C.idLength) });
+const connectionCreateBody = connectionUpdateBody.extend({ storyId: text(v2Limits.idLength, v2Limits.idLength) });
 
-const LG = limits.legacy;
+const legacyLimits = limits.legacy;
 /** A legacy webhook's POST and PUT: the whole webhook; its url must be public. */
 const legacyBody: Schema<LegacyWebhookBody> = record({
-    name: text(LG.name.min, LG.name.max),
-    url: publicHttpUrl(LG.url.max),
-    token: text(LG.token.min, LG.token.max).optional(),
-    headers: headerList(LG).optional(),
-    auth: basicAuth(LG.auth.max).optional(),
+    name: text(legacyLimits.name.min, legacyLimits.name.max),
+    url: publicHttpUrl(legacyLimits.url.max),
+    token: text(legacyLimits.token.min, legacyLimits.token.max).optional(),
+    headers: headerList(legacyLimits).optional(),
+    auth: basicAuth(legacyLimits.auth.max).optional(),
 });
 
 function checkBody<T>(schema: Schema<T>, body: unknown): { ok: true; value: T } | { ok: false; message: string } {

@@ -34,8 +34,8 @@ export function createWebhookHandler(
             // The host does not matter (and may be absent): only the path and query are read.
             url: new URL(req.url ?? "/", "http://webhook.invalid"),
             header: (name) => {
-                const v = req.headers[name];
-                return Array.isArray(v) ? v.join(", ") : v;
+                const value = req.headers[name];
+                return Array.isArray(value) ? value.join(", ") : value;
             },
             readBody: (limit) => readBody(req, limit),
         };

@@ -11,7 +11,7 @@ import { webhookLimits } from "../limits";
 import { list, record, text, typeError, type AllTrue, type Same } from "../schema/fields";
 import type * as Types from "./types";
 
-const L = webhookLimits;
+const limit = webhookLimits;
 const sized = (r: { readonly min: number; readonly max: number }) => text(r.min, r.max);
 
 /** An option of a union discriminated on `type`: a strict object whose `type` is one literal. */
@@ -39,36 +39,36 @@ const PHONE = /^\+[0-9]{2,}$/;
 
 export const postbackButtonSchema = record({
     type: z.literal("postback"),
-    title: sized(L.buttons.postback.title),
-    value: sized(L.buttons.postback.value),
+    title: sized(limit.buttons.postback.title),
+    value: sized(limit.buttons.postback.value),
 });
 
 export const gotoButtonSchema = record({
     type: z.literal("goto"),
-    title: sized(L.buttons.goto.title),
-    value: sized(L.buttons.goto.value).regex(UUID_V4, { error: "must be a UUIDv4 (the id of a story node)" }),
+    title: sized(limit.buttons.goto.title),
+    value: sized(limit.buttons.goto.value).regex(UUID_V4, { error: "must be a UUIDv4 (the id of a story node)" }),
 });
 
 export const urlButtonSchema = record({
     type: z.literal("url"),
-    title: sized(L.buttons.url.title),
-    value: sized(L.buttons.url.value),
+    title: sized(limit.buttons.url.title),
+    value: sized(limit.buttons.url.value),
 });
 
 export const webviewButtonSchema = record({
     type: z.literal("webview"),
-    title: sized(L.buttons.webview.title),
-    value: sized(L.buttons.webview.value),
+    title: sized(limit.buttons.webview.title),
+    value: sized(limit.buttons.webview.value),
     // Optional on input: ChatBot uses `defaultHeight`. Not filled in, so the parsed value is what was sent.
     height: z
-        .enum(L.buttons.webview.heights, { error: `must be one of ${L.buttons.webview.heights.join(", ")}` })
+        .enum(limit.buttons.webview.heights, { error: `must be one of ${limit.buttons.webview.heights.join(", ")}` })
         .optional(),
 });
 
 export const phoneButtonSchema = record({
     type: z.literal("phone"),
-    title: sized(L.buttons.phone.title),
-    value: sized(L.buttons.phone.value).regex(PHONE, { error: "must be + followed by at least 2 digits" }),
+    title: sized(limit.buttons.phone.title),
+    value: sized(limit.buttons.phone.value).regex(PHONE, { error: "must be + followed by at least 2 digits" }),
 });
 
 /** The buttons quick replies may carry. */
@@ -93,44 +93,48 @@ export const buttonSchema = byType([
  */
 const delay = z
     .number(typeError("a number"))
-    .min(L.delay.min, { error: `must be ${L.delay.min} to ${L.delay.max}` })
-    .max(L.delay.max, { error: `must be ${L.delay.min} to ${L.delay.max}` })
+    .min(limit.delay.min, { error: `must be ${limit.delay.min} to ${limit.delay.max}` })
+    .max(limit.delay.max, { error: `must be ${limit.delay.min} to ${limit.delay.max}` })
     .optional();
 
 export const textResponseSchema = record({
     type: z.literal("text"),
     delay,
-    message: sized(L.responses.text.message),
+    message: sized(limit.responses.text.message),
 });
 
 export const randomTextResponseSchema = record({
     type: z.literal("randomText"),
     delay,
     messages: list(
-        sized(L.responses.randomText.message),
-        L.responses.randomText.messages.min,
-        L.responses.randomText.messages.max,
+        sized(limit.responses.randomText.message),
+        limit.responses.randomText.messages.min,
+        limit.responses.randomText.messages.max,
     ),
 });
 
 export const imageResponseSchema = record({
     type: z.literal("image"),
     delay,
-    imageUrl: sized(L.responses.image.imageUrl),
+    imageUrl: sized(limit.responses.image.imageUrl),
 });
 
 export const quickRepliesResponseSchema = record({
     type: z.literal("quickReplies"),
     delay,
-    title: sized(L.responses.quickReplies.title),
-    buttons: list(quickReplyButtonSchema, L.responses.quickReplies.buttons.min, L.responses.quickReplies.buttons.max),
+    title: sized(limit.responses.quickReplies.title),
+    buttons: list(
+        quickReplyButtonSchema,
+        limit.responses.quickReplies.buttons.min,
+        limit.responses.quickReplies.buttons.max,
+    ),
 });
 
 export const cardSchema = record({
-    title: sized(L.responses.cards.title),
-    subtitle: sized(L.responses.cards.subtitle),
-    imageUrl: sized(L.responses.cards.imageUrl),
-    buttons: list(buttonSchema, L.responses.cards.buttons.min, L.responses.cards.buttons.max),
+    title: sized(limit.responses.cards.title),
+    subtitle: sized(limit.responses.cards.subtitle),
+    imageUrl: sized(limit.responses.cards.imageUrl),
+    buttons: list(buttonSchema, limit.responses.cards.buttons.min, limit.responses.cards.buttons.max),
 });
 
 export const cardsResponseSchema = record({
@@ -143,8 +147,8 @@ export const cardsResponseSchema = record({
 export const buttonsResponseSchema = record({
     type: z.literal("buttons"),
     delay,
-    title: sized(L.responses.buttons.title),
-    buttons: list(buttonSchema, L.responses.buttons.buttons.min, L.responses.buttons.buttons.max),
+    title: sized(limit.responses.buttons.title),
+    buttons: list(buttonSchema, limit.responses.buttons.buttons.min, limit.responses.buttons.buttons.max),
 });
 
 export const botResponseSchema = byType([

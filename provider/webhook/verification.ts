@@ -14,8 +14,8 @@ export const VERIFICATION_FAILED_PREFIX = "webhook verification failed:";
 export function verificationFailureMessage(url: string, problems: readonly string[]): string {
     let where: string;
     try {
-        const u = new URL(url);
-        where = `${u.origin}${u.pathname}`; // no query or user info: they may hold secrets
+        const parsed = new URL(url);
+        where = `${parsed.origin}${parsed.pathname}`; // no query or user info: they may hold secrets
     } catch {
         where = "the connection's url";
     }
