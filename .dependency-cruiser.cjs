@@ -6,7 +6,7 @@
  *   webhook/                  the backend kit: limits, schema, client's redaction
  *   config.ts                 settings, and the one place a client is built from them
  *   resources/                specs, the dynamic provider, registration: all of the above
- *   cli/                      discover: resources and below
+ *   cli/, native/             discover, and the native provider plugin: resources and below
  *   testing/                  the simulator stands for ChatBot: limits, schema, webhook, never
  *                             the provider's code (resources, config, cli)
  *   index.ts                  the public entry
@@ -38,31 +38,31 @@ module.exports = {
             "schema-below",
             "schema/ is below everything but limits and the client's types.",
             "^provider/schema/",
-            "^provider/((resources|cli|testing|webhook)/|config\\.ts)",
+            "^provider/((resources|cli|native|testing|webhook)/|config\\.ts)",
         ),
         forbid(
             "webhook-below-provider",
             "The backend kit never needs the provider.",
             "^provider/webhook/",
-            "^provider/((resources|cli|testing)/|config\\.ts)",
+            "^provider/((resources|cli|native|testing)/|config\\.ts)",
         ),
         forbid(
             "config-below-resources",
             "Settings know the client, nothing above.",
             "^provider/config\\.ts$",
-            "^provider/(resources|cli|testing|webhook|schema)/",
+            "^provider/(resources|cli|native|testing|webhook|schema)/",
         ),
         forbid(
             "resources-below-cli",
             "Resources never reach up to the CLI or the simulator.",
             "^provider/resources/",
-            "^provider/(cli|testing)/",
+            "^provider/(cli|native|testing)/",
         ),
         forbid(
             "simulator-is-chatbot",
             "The simulator stands for ChatBot: never the provider's code paths.",
             "^provider/testing/",
-            "^provider/((resources|cli)/|config\\.ts)",
+            "^provider/((resources|cli|native)/|config\\.ts)",
         ),
         forbid(
             "users-use-public-entries",

@@ -9,6 +9,9 @@
  *   the Node.js language host built from tools/pulumi/cmd/pulumi-language-nodejs, and
  *   `pulumi-resource-pulumi-nodejs`, the dynamic-provider plugin, the same script as in Pulumi's
  *   release archives (it runs @pulumi/pulumi/cmd/dynamic-provider of the program's node_modules).
+ *   Pulumi YAML's language host (tools/pulumi-yaml: github.com/pulumi/pulumi-yaml v1.25.0, in its
+ *   own module because it pins pulumi v3.206.0, which the CLI's packages do not build with) goes
+ *   there too, for the native provider's second-language program.
  *   The build is as pulumi/pulumi's .goreleaser.yml makes it: CGO off, -trimpath, the version set
  *   by -ldflags (the Automation API refuses a CLI without one), tags osusergo and grpcnotrace.
  *
@@ -23,6 +26,9 @@ const path = require("node:path");
 
 const root = path.resolve(__dirname, "..");
 const toolsDir = path.join(root, "tools", "pulumi");
+/** Pulumi YAML's language host, for programs in a second language: its own module, since it pins
+ *  its own pulumi packages. */
+const yamlDir = path.join(root, "tools", "pulumi-yaml");
 const INSTALL_HINT =
     "Install Pulumi (https://www.pulumi.com/docs/iac/download-install/) so that `pulumi` is on PATH, " +
     "or install Go 1.24 or later (https://go.dev/dl/) so that this repository can build the pinned CLI.";
@@ -45,9 +51,12 @@ function pinnedVersion() {
 /** What the build is made of: a change to any of these builds again (the Go cache makes it quick). */
 function sourceStamp() {
     const hash = crypto.createHash("sha256");
-    for (const file of ["go.mod", "go.sum", "cmd/pulumi-language-nodejs/main.go"]) {
+    const host = path.join("cmd", "pulumi-language-nodejs");
+    const sources = fs.readdirSync(path.join(toolsDir, host)).filter((f) => f.endsWith(".go"));
+    for (const file of ["go.mod", "go.sum", ...sources.sort().map((f) => path.join(host, f))]) {
         hash.update(fs.readFileSync(path.join(toolsDir, file)));
     }
+    for (const file of ["go.mod", "go.sum"]) hash.update(fs.readFileSync(path.join(yamlDir, file)));
     hash.update(DYNAMIC_PROVIDER_SCRIPT);
     return hash.digest("hex");
 }
@@ -78,37 +87,43 @@ function buildPinned() {
     if (!go) throw new Error(`No pulumi on PATH, and no Go toolchain to build the pinned one. ${INSTALL_HINT}`);
     fs.mkdirSync(binDir, { recursive: true });
     process.stderr.write(
-        `Building the pulumi CLI ${version} and its Node.js language host from tools/pulumi into .pulumi-cli/${version} ` +
+        `Building the pulumi CLI ${version}, its Node.js language host (tools/pulumi) and Pulumi YAML's (tools/pulumi-yaml) into .pulumi-cli/${version} ` +
             "(the first build takes several minutes; later ones reuse the Go build cache)...\n",
     );
     const started = Date.now();
-    const result = spawnSync(
-        go,
-        [
-            "build",
-            "-v",
-            "-trimpath",
-            "-tags",
-            "osusergo,grpcnotrace",
-            "-ldflags",
-            `-w -s -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=${version}`,
-            "-o",
-            binDir + path.sep,
-            "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi",
-            "./cmd/pulumi-language-nodejs",
-        ],
-        {
-            cwd: toolsDir,
-            // Progress on stderr: go -v names each package it compiles; stdout keeps only the path.
-            stdio: ["ignore", 2, 2],
-            env: { ...process.env, CGO_ENABLED: "0", GOFLAGS: `${process.env.GOFLAGS ?? ""} -mod=readonly`.trim() },
-        },
-    );
-    if (result.status !== 0) {
-        throw new Error(
-            `Building the pulumi CLI failed (go build in tools/pulumi exited ${result.status ?? result.signal}): see go's output above. ${INSTALL_HINT}`,
+    const build = (cwd, ldflags, packages) => {
+        const result = spawnSync(
+            go,
+            [
+                "build",
+                "-v",
+                "-trimpath",
+                "-tags",
+                "osusergo,grpcnotrace",
+                "-ldflags",
+                ldflags,
+                "-o",
+                binDir + path.sep,
+                ...packages,
+            ],
+            {
+                cwd,
+                // Progress on stderr: go -v names each package it compiles; stdout keeps only the path.
+                stdio: ["ignore", 2, 2],
+                env: { ...process.env, CGO_ENABLED: "0", GOFLAGS: `${process.env.GOFLAGS ?? ""} -mod=readonly`.trim() },
+            },
         );
-    }
+        if (result.status !== 0) {
+            throw new Error(
+                `Building the pulumi CLI failed (go build in ${path.relative(root, cwd)} exited ${result.status ?? result.signal}): see go's output above. ${INSTALL_HINT}`,
+            );
+        }
+    };
+    build(toolsDir, `-w -s -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=${version}`, [
+        "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi",
+        "./cmd/pulumi-language-nodejs",
+    ]);
+    build(yamlDir, "-w -s", ["github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml"]);
     const plugin = path.join(binDir, "pulumi-resource-pulumi-nodejs");
     fs.writeFileSync(plugin, DYNAMIC_PROVIDER_SCRIPT, { mode: 0o755 });
     const shown = execFileSync(pulumi, ["version"], {

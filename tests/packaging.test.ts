@@ -136,7 +136,14 @@ describe("the installed package type-checks in a user's project", function () {
     it("npm pack from a checkout without dist builds it first (prepack) and packs every entry", () => {
         const fresh = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-fresh-"));
         try {
-            for (const f of ["provider", "package.json", "tsconfig.json", "tsconfig.build.json", "README.md"]) {
+            for (const f of [
+                "provider",
+                "plugin",
+                "package.json",
+                "tsconfig.json",
+                "tsconfig.build.json",
+                "README.md",
+            ]) {
                 fs.cpSync(path.join(root, f), path.join(fresh, f), { recursive: true });
             }
             fs.symlinkSync(path.join(root, "node_modules"), path.join(fresh, "node_modules"), "dir");
@@ -148,7 +155,15 @@ describe("the installed package type-checks in a user's project", function () {
             });
             const [{ files }] = JSON.parse(out) as Array<{ files: Array<{ path: string }> }>;
             const packed = new Set(files.map((f) => f.path));
-            for (const entry of ["index", "webhook/index", "webhook/fetch", "testing/index"]) {
+            assert.ok(packed.has("plugin/pulumi-resource-chatbot"), "the native provider plugin is packed");
+            for (const entry of [
+                "index",
+                "webhook/index",
+                "webhook/fetch",
+                "testing/index",
+                "native/index",
+                "native/server",
+            ]) {
                 assert.ok(packed.has(`dist/${entry}.js`), `dist/${entry}.js is packed`);
                 assert.ok(packed.has(`dist/${entry}.d.ts`), `dist/${entry}.d.ts is packed`);
             }

@@ -207,8 +207,8 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
 }
 
 /** The engine's wrapper for a secret value (sdk/nodejs/runtime/rpc.ts `specialSigKey`). */
-const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
-const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+export const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
+export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 
 /**
  * `props` with the listed keys wrapped as secrets. What read returns gets secret marks only from
@@ -217,7 +217,7 @@ const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
  * plaintext; a wrapped value is kept secret (Read unmarshals with KeepSecrets), and the engine
  * unwraps it again before calling this provider.
  */
-function markSecret(props: Plain, keys: ReadonlyArray<string>): Plain {
+export function markSecret(props: Plain, keys: ReadonlyArray<string>): Plain {
     const out: Plain = { ...props };
     for (const k of keys) if (out[k] !== undefined) out[k] = { [SECRET_SIG_KEY]: SECRET_SIG, value: out[k] };
     return out;

@@ -137,7 +137,7 @@ export const spec: ResourceSpec<LegacyWebhookInputs, LegacyWebhookOutputs, ApiLe
     fields,
     // Undocumented: an id of what the API assigned, checked only as a short non-empty string.
     adoptId: text(limit.id.min, limit.id.max),
-    outputKeys: ["lastError", "lastErrorAt"],
+    outputTypes: { lastError: "string or null", lastErrorAt: "string or null" },
     schemas: { read: readSchema, list: z.array(listItemSchema) },
     outputs: (w) => ({
         ...(inputsIn({ fields }, w) as LegacyWebhookInputs),

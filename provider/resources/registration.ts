@@ -56,7 +56,7 @@ export function registration(
 ): [pulumi.dynamic.ResourceProvider, string, Record<string, unknown>, pulumi.CustomResourceOptions, string, string] {
     const inputKeys = inputKeysOf(spec);
     const secretKeys = keysWhere(spec, "secret");
-    const outputsOnly = Object.fromEntries(spec.outputKeys.map((k: string) => [k, undefined]));
+    const outputsOnly = Object.fromEntries(Object.keys(spec.outputTypes).map((k) => [k, undefined]));
     const given: Record<string, unknown> = Object.fromEntries(Object.entries(args ?? {}));
     let props: Record<string, unknown>;
     const { import: importId, ...rest } = opts ?? {};

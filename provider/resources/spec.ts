@@ -25,6 +25,10 @@ export type Plain = Record<string, unknown>;
  */
 export type FieldKind = "text" | "headerRecord" | "headerList" | "basicAuth";
 
+/** An output's type: a string (`null` where it may be none), or an object of named string
+ *  properties (its type's name). */
+export type OutputType = "string" | "string or null" | { object: string; properties: ReadonlyArray<string> };
+
 /** One input's facts. */
 export interface Field<T> {
     /** Its name in the API's request bodies, where not its Pulumi name. */
@@ -83,8 +87,9 @@ export interface ResourceSpec<Inputs extends Plain, Outputs extends Plain, Read,
     /** Checks `adoptId`, the input every resource has besides its fields: the id of an existing
      *  one to adopt on create. */
     adoptId: Schema<string>;
-    /** Outputs that are not inputs. */
-    outputKeys: ReadonlyArray<keyof Outputs & string>;
+    /** The outputs that are not inputs, and their types (for the package schema of the native
+     *  provider). */
+    outputTypes: Record<Exclude<keyof Outputs, keyof Inputs> & string, OutputType>;
     schemas: {
         /** The single read's answer. */
         read: Schema<Read>;

@@ -144,7 +144,12 @@ export const spec: ResourceSpec<
     path: "/v2/integrations/webhook",
     fields,
     adoptId: text(limit.idLength, limit.idLength),
-    outputKeys: ["story", "lastError", "createdAt", "updatedAt"],
+    outputTypes: {
+        story: { object: "Story", properties: ["id", "name"] },
+        lastError: "string or null",
+        createdAt: "string",
+        updatedAt: "string",
+    },
     schemas: { read: readSchema, list: z.array(listItemSchema) },
     outputs: (c) => ({
         ...(inputsIn({ fields }, c) as Omit<WebhookConnectionInputs, "storyId">),

@@ -2,12 +2,12 @@
 // this module. The real host (module github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3)
 // has no release tags and the Go module proxy does not serve it, so this one does what the CLI
 // needs of a host to run a TypeScript or JavaScript project (`pulumi preview`, `up`, `refresh`,
-// `destroy`, `import`): it serves pulumirpc.LanguageRuntime on the SDK's own gRPC stubs and runs
+// `destroy`, `import`, with the program `import` prints: codegen.go): it serves pulumirpc.LanguageRuntime on the SDK's own gRPC stubs and runs
 // the program with the SDK's own runner, `@pulumi/pulumi/cmd/run`, from the program's
 // node_modules, as the real host does (sdk/nodejs/cmd/pulumi-language-nodejs/main.go, Run and
 // constructArguments). What it leaves out: plugin discovery from node_modules (GetRequiredPackages
 // answers UNIMPLEMENTED, which the CLI takes as "none": the only plugin these programs use is the
-// bundled pulumi-nodejs), dependency installation, code generation, synchronous invokes and
+// bundled pulumi-nodejs), dependency installation, SDK generation, synchronous invokes and
 // debugging.
 package main
 

@@ -1,0 +1,323 @@
+/**
+ * `pulumi-resource-chatbot`: the native provider plugin. It serves Pulumi's resource provider
+ * gRPC protocol on the generated stubs of the SDK (`@pulumi/pulumi/proto/provider_grpc_pb`), for
+ * the types `chatbot:index:<Type>` of the registry, with the same specs, checks, client and
+ * write-safety as the dynamic provider: each call goes to that resource's `dynamicProvider`.
+ *
+ * What it adds over the dynamic provider, which is why it is written on the stubs and not on the
+ * SDK's `@pulumi/pulumi/provider` server (that one drops the properties of an import's Read and
+ * never passes Configure's variables on):
+ * - Read with an id alone (`pulumi import`) reads the resource and returns its inputs;
+ * - Configure takes `chatbot:token` and `chatbot:apiUrl` from the provider's own configuration;
+ * - secrets are marked by the provider (it accepts secrets: every secret field comes back
+ *   wrapped), and Diff names each property and says whether it updates or replaces.
+ *
+ * Started by the engine: it prints the port it listens on (loopback) and serves until killed.
+ */
+import * as path from "path";
+import { configureFromStack } from "../config";
+import { resources } from "../resources/registry";
+import {
+    dynamicProvider,
+    markSecret,
+    SECRET_SIG,
+    SECRET_SIG_KEY,
+    type DynamicProvider,
+} from "../resources/dynamicProvider";
+import { UNKNOWN } from "../schema/validate";
+import { differingKeys, inputKeys, isPlain, keysWhere, type AnySpec, type Field, type Plain } from "../resources/spec";
+import { PACKAGE, packageSchema, token } from "./schema";
+
+const VERSION: string = (require("../../package.json") as { version: string }).version;
+
+/** gRPC and protobuf as the program's @pulumi/pulumi (a peer dependency) has them. */
+function fromPulumi<T>(request: string): T {
+    const sdk = path.dirname(require.resolve("@pulumi/pulumi/package.json"));
+    return require(require.resolve(request, { paths: [sdk] })) as T;
+}
+/* eslint-disable @typescript-eslint/no-explicit-any -- the stubs are JavaScript; calls are checked by the tests */
+const grpc = fromPulumi<any>("@grpc/grpc-js");
+const providerRpc = fromPulumi<any>("@pulumi/pulumi/proto/provider_grpc_pb");
+const proto = fromPulumi<any>("@pulumi/pulumi/proto/provider_pb");
+const pluginProto = fromPulumi<any>("@pulumi/pulumi/proto/plugin_pb");
+const statusProto = fromPulumi<any>("@pulumi/pulumi/proto/status_pb");
+const structProto = fromPulumi<any>("google-protobuf/google/protobuf/struct_pb");
+const emptyProto = fromPulumi<any>("google-protobuf/google/protobuf/empty_pb");
+const anyProto = fromPulumi<any>("google-protobuf/google/protobuf/any_pb");
+
+/** One resource type: its spec and its provider. */
+interface Served {
+    spec: AnySpec;
+    provider: DynamicProvider;
+    replaceKeys: string[];
+}
+
+const served = new Map<string, Served>(
+    resources.map((spec) => [
+        token(spec.type),
+        {
+            spec,
+            provider: dynamicProvider(spec as Parameters<typeof dynamicProvider>[0]),
+            replaceKeys: keysWhere(spec, "replaces"),
+        },
+    ]),
+);
+
+/** The resource type a request is for: its `type`, else the URN's last type. */
+function typeOf(req: { getUrn(): string; getType?(): string }): Served {
+    const type = req.getType?.() || (req.getUrn().split("::")[2] ?? "").split("$").pop() || "";
+    const found = served.get(type);
+    if (!found) throw new Error(`unknown resource type ${type}: this provider has ${[...served.keys()].join(", ")}`);
+    return found;
+}
+
+/** The resource's name, from its URN: `name` defaults to it. */
+const nameOf = (urn: string) => urn.split("::").slice(3).join("::");
+
+/** A Struct as plain JavaScript, secrets unwrapped; the keys that came secret are returned too. */
+function unwrap(struct: any): { value: Plain; secret: Set<string> } {
+    const value: Plain = struct ? struct.toJavaScript() : {};
+    const secret = new Set<string>();
+    const reveal = (v: unknown): unknown => {
+        if (Array.isArray(v)) return v.map(reveal);
+        if (!isPlain(v)) return v;
+        if (v[SECRET_SIG_KEY] === SECRET_SIG) return reveal(v.value);
+        return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, reveal(x)]));
+    };
+    for (const [key, v] of Object.entries(value)) {
+        if (isPlain(v) && v[SECRET_SIG_KEY] === SECRET_SIG) secret.add(key);
+        value[key] = reveal(v);
+    }
+    return { value, secret };
+}
+
+/** Plain JavaScript as a Struct: the secret parts of the spec's secret fields wrapped, and the
+ *  keys in `secret` (given secret by the program) whole; absent values left out. */
+function struct(value: Plain, served: Served | undefined, secret: Iterable<string> = []): any {
+    const marked = markSecret(served ? markSecretParts(value, served.spec) : value, [...secret]);
+    return structProto.Struct.fromJavaScript(JSON.parse(JSON.stringify(marked)));
+}
+
+/**
+ * Only what is secret in a secret field is wrapped, as the schema says: a token whole, each
+ * header value, the basic-auth password. So state keeps the rest readable, and the program
+ * `pulumi import` prints has each secret value, and only those, in `pulumi.secret(...)`.
+ */
+function markSecretParts(value: Plain, spec: AnySpec): Plain {
+    const out: Plain = { ...value };
+    const wrap = (v: unknown) => ({ [SECRET_SIG_KEY]: SECRET_SIG, value: v });
+    for (const [key, field] of Object.entries(spec.fields as Record<string, Field<unknown>>)) {
+        const v = out[key];
+        if (!field.secret || v === undefined || v === null || v === UNKNOWN) continue;
+        if (field.kind === "text") out[key] = wrap(v);
+        if (field.kind === "headerRecord" && isPlain(v)) {
+            out[key] = Object.fromEntries(Object.entries(v).map(([name, x]) => [name, wrap(x)]));
+        }
+        if (field.kind === "headerList" && Array.isArray(v)) {
+            out[key] = v.map((h) => (isPlain(h) ? { ...h, value: wrap(h.value) } : h));
+        }
+        if (field.kind === "basicAuth" && isPlain(v)) out[key] = { ...v, password: wrap(v.password) };
+    }
+    return out;
+}
+
+/** An error as the engine reads it: a resource that exists but failed later carries its id and
+ *  properties (ErrorResourceInitFailed), so it is recorded and the next run reads it. */
+function failure(e: unknown, served: Served | undefined): any {
+    const error = e instanceof Error ? e : new Error(String(e));
+    const { id, properties, reasons } = error as Error & { id?: string; properties?: Plain; reasons?: string[] };
+    const metadata = new grpc.Metadata();
+    if (id) {
+        const detail = new proto.ErrorResourceInitFailed();
+        detail.setId(id);
+        detail.setProperties(struct(properties ?? {}, served));
+        detail.setReasonsList(reasons ?? [error.message]);
+        const packed = new anyProto.Any();
+        packed.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+        const status = new statusProto.Status();
+        status.setCode(grpc.status.UNKNOWN);
+        status.setMessage(error.message);
+        status.addDetails(packed);
+        metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
+    }
+    return { code: grpc.status.UNKNOWN, details: error.message, message: error.message, metadata };
+}
+
+type Callback = (error: unknown, value?: unknown, metadata?: unknown) => void;
+
+/** Runs one call: its answer, or the error the engine is told. */
+function serve(
+    handle: (req: any) => Promise<unknown>,
+    servedOf: (req: any) => Served | undefined = () => undefined,
+): (call: { request: any }, callback: Callback) => void {
+    return (call, callback) => {
+        handle(call.request).then(
+            (answer) => callback(null, answer),
+            (e) => {
+                const error = failure(e, servedOf(call.request));
+                callback(error, null, error.metadata);
+            },
+        );
+    };
+}
+
+const servedFor = (req: any) => {
+    try {
+        return typeOf(req);
+    } catch {
+        return undefined;
+    }
+};
+
+export const service = {
+    getPluginInfo: serve(async () => new pluginProto.PluginInfo().setVersion(VERSION)),
+
+    getSchema: serve(async (req) => {
+        if (req.getVersion() !== 0) throw new Error(`schema version ${req.getVersion()} is not served (0 is)`);
+        return new proto.GetSchemaResponse().setSchema(JSON.stringify(packageSchema()));
+    }),
+
+    /** The provider's own configuration: nothing to check beyond what a use of it checks. */
+    checkConfig: serve(async (req) => {
+        return new proto.CheckResponse().setInputs(req.getNews());
+    }),
+
+    diffConfig: serve(async (req) => {
+        const olds = unwrap(req.getOlds()).value;
+        const news = unwrap(req.getNews()).value;
+        const changed = ["token", "apiUrl"].filter((k) => olds[k] !== news[k]);
+        return new proto.DiffResponse()
+            .setChanges(
+                changed.length > 0
+                    ? proto.DiffResponse.DiffChanges.DIFF_SOME
+                    : proto.DiffResponse.DiffChanges.DIFF_NONE,
+            )
+            .setDiffsList(changed);
+    }),
+
+    /** `chatbot:token` and `chatbot:apiUrl` from the provider's configuration (the default
+     *  provider's is the stack's `chatbot` config), else the environment, as the dynamic provider. */
+    configure: serve(async (req) => {
+        const args = unwrap(req.getArgs()).value;
+        const variables: Map<string, string> = new Map(req.getVariablesMap().entries());
+        const setting = (key: string) => {
+            const name = key.split(":")[1];
+            const given = args[name] ?? variables.get(key) ?? variables.get(`${PACKAGE}:config:${name}`);
+            return typeof given === "string" ? given : undefined;
+        };
+        configureFromStack({ get: setting });
+        return new proto.ConfigureResponse().setAcceptsecrets(true).setSupportspreview(false);
+    }),
+
+    /** Validates the inputs (every limit, by property); `name` defaults to the resource's name. */
+    check: serve(async (req) => {
+        const served = typeOf(req);
+        const olds = unwrap(req.getOlds()).value;
+        const news = unwrap(req.getNews());
+        if (news.value.name === undefined || news.value.name === null) news.value.name = nameOf(req.getUrn());
+        const result = await served.provider.check(olds, news.value);
+        const failures = result.failures.map((f) =>
+            new proto.CheckFailure().setProperty(f.property).setReason(f.reason),
+        );
+        return new proto.CheckResponse()
+            .setInputs(struct(result.inputs, served, news.secret))
+            .setFailuresList(failures);
+    }),
+
+    /** Which properties differ, each as an update or a replacement. */
+    diff: serve(async (req) => {
+        const { spec, provider, replaceKeys } = typeOf(req);
+        const olds = unwrap(req.getOlds()).value;
+        const news = unwrap(req.getNews()).value;
+        const result = await provider.diff(req.getId(), olds, news);
+        const differing = differingKeys(spec, inputKeys(spec), olds, news);
+        const response = new proto.DiffResponse()
+            .setChanges(
+                result.changes ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE,
+            )
+            .setReplacesList(result.replaces)
+            .setDiffsList(differing)
+            .setHasdetaileddiff(true)
+            .setDeletebeforereplace(false);
+        const detailed = response.getDetaileddiffMap();
+        for (const key of differing) {
+            const replaces = replaceKeys.includes(key);
+            const kind =
+                olds[key] === undefined
+                    ? replaces
+                        ? proto.PropertyDiff.Kind.ADD_REPLACE
+                        : proto.PropertyDiff.Kind.ADD
+                    : news[key] === undefined
+                      ? replaces
+                          ? proto.PropertyDiff.Kind.DELETE_REPLACE
+                          : proto.PropertyDiff.Kind.DELETE
+                      : replaces
+                        ? proto.PropertyDiff.Kind.UPDATE_REPLACE
+                        : proto.PropertyDiff.Kind.UPDATE;
+            detailed.set(key, new proto.PropertyDiff().setKind(kind).setInputdiff(true));
+        }
+        return response;
+    }),
+
+    create: serve(async (req) => {
+        const served = typeOf(req);
+        const inputs = unwrap(req.getProperties());
+        const made = await served.provider.create(inputs.value);
+        return new proto.CreateResponse().setId(made.id).setProperties(struct(made.outs, served, inputs.secret));
+    }, servedFor),
+
+    /** Refresh, `.get()` and `pulumi import`: with an id alone, the inputs come from what the API
+     *  holds, so the import adopts it as it is. */
+    read: serve(async (req) => {
+        const served = typeOf(req);
+        const props = unwrap(req.getProperties()).value;
+        const found = await served.provider.read(req.getId(), props);
+        const response = new proto.ReadResponse().setId(found.id);
+        if (found.id === "") return response;
+        return response
+            .setProperties(struct(unwrapPlain(found.props), served))
+            .setInputs(struct(unwrapPlain(found.inputs ?? {}), served));
+    }, servedFor),
+
+    update: serve(async (req) => {
+        const served = typeOf(req);
+        const olds = unwrap(req.getOlds()).value;
+        const news = unwrap(req.getNews());
+        const { outs } = await served.provider.update(req.getId(), olds, news.value);
+        return new proto.UpdateResponse().setProperties(struct(outs, served, news.secret));
+    }, servedFor),
+
+    delete: serve(async (req) => {
+        const { provider } = typeOf(req);
+        await provider.delete(req.getId(), unwrap(req.getProperties()).value);
+        return new emptyProto.Empty();
+    }),
+
+    cancel: serve(async () => new emptyProto.Empty()),
+};
+
+/** The dynamic provider's read marks secrets itself; here every secret is marked once, by `struct`. */
+function unwrapPlain(props: Plain): Plain {
+    return Object.fromEntries(
+        Object.entries(props).map(([k, v]) => [k, isPlain(v) && v[SECRET_SIG_KEY] === SECRET_SIG ? v.value : v]),
+    );
+}
+
+/** Serves on a loopback port and prints it, as the engine expects of a plugin. */
+export async function main(): Promise<void> {
+    const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
+    server.addService(providerRpc.ResourceProviderService, service);
+    const port = await new Promise<number>((resolve, reject) =>
+        server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e: Error | null, p: number) =>
+            e ? reject(e) : resolve(p),
+        ),
+    );
+    process.stdout.write(`${port}\n`);
+}
+
+if (require.main === module) {
+    main().catch((e) => {
+        process.stderr.write(`pulumi-resource-chatbot: ${e instanceof Error ? e.message : String(e)}\n`);
+        process.exit(1);
+    });
+}
