@@ -320,4 +320,48 @@ outputs:
         ok(await stack.run("destroy"));
         assert.equal(sim.listConnections().length + sim.listLegacyWebhooks().length, 0);
     });
+
+    it("the release archive: `pulumi plugin install --file` takes it, and a project without plugins.providers uses it", async () => {
+        const archive = execFileSync(process.execPath, [path.join(root, "scripts", "plugin.js")], { encoding: "utf8" })
+            .trim()
+            .split("\n")
+            .pop() as string;
+        const version = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string })
+            .version;
+        assert.match(
+            path.basename(archive),
+            new RegExp(`^pulumi-resource-chatbot-v${version}-(linux|darwin|windows)-(amd64|arm64)\\.tar\\.gz$`),
+        );
+        project = tempProject("installed", {
+            "Pulumi.yaml":
+                "name: installed\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n",
+            "index.js":
+                'const chatbot = require("pulumi-chatbot/native");\n' +
+                `new chatbot.LegacyWebhook("from-archive", { url: "https://archive.example.com/hook" });\n`,
+        });
+        stack = await PulumiStack.create({
+            projectDir: project,
+            config: { "chatbot:apiUrl": sim.url, "chatbot:token": { secret: sim.token } },
+        });
+        // Not stack commands: into this stack's PULUMI_HOME.
+        const cli = (args: string[]) =>
+            execFileSync(pulumiCli(), args, {
+                cwd: project,
+                env: (stack as PulumiStack).environment(),
+                encoding: "utf8",
+            });
+        cli(["plugin", "install", "resource", "chatbot", version, "--file", archive]);
+        const plugins = JSON.parse(cli(["plugin", "ls", "--json"])) as Array<{
+            name: string;
+            kind: string;
+            version: string;
+        }>;
+        assert.ok(plugins.some((p) => p.name === "chatbot" && p.kind === "resource" && p.version === version));
+        ok(await stack.run("up"));
+        assert.deepEqual(
+            sim.listLegacyWebhooks().map((w) => w.name),
+            ["from-archive"],
+        );
+        ok(await stack.run("destroy"));
+    });
 });
