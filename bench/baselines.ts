@@ -125,7 +125,10 @@ const args = (name) => ({
 });
 const PROVIDERS = { "waiting-only": "${WAIT_PROVIDER}", "requests-only": "${REQUESTS_PROVIDER}" };
 let declare;
-if (subject === "ours") {
+if (subject === "native") {
+    const chatbot = require("pulumi-chatbot/native");
+    declare = (name) => new chatbot.WebhookConnection(name, args(name));
+} else if (subject === "ours") {
     const chatbot = require("pulumi-chatbot");
     declare = (name) => new chatbot.WebhookConnection(name, args(name));
     if (config.getBoolean("legacy")) new chatbot.LegacyWebhook("legacy", { url: "https://backend.example.com/legacy", token: "token-size-0" });
@@ -177,7 +180,9 @@ export function writeBaselineProject(root: string): BaselineProject {
     );
     fs.writeFileSync(
         path.join(dir, "Pulumi.yaml"),
-        "name: bench\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n",
+        "name: bench\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n" +
+            // The native subject's plugin, from the installed package.
+            `plugins:\n  providers:\n    - name: chatbot\n      path: ${path.join(root, "node_modules", "pulumi-chatbot", "plugin")}\n`,
     );
     fs.writeFileSync(path.join(dir, "index.js"), PROGRAM);
     return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };

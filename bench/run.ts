@@ -46,7 +46,7 @@ const RUN_LIMIT_MS = (QUICK ? 6 : 20) * 60_000 * PARALLELS.length;
 /** Issue 18's goals, each against the requests-only reference measured in the same run. */
 const GOALS = { bytes: 2048, wall: 1.05, cpuOverMs: 0.3, rss: 1.15, previewCalls: 0 };
 const RESULTS = QUICK ? path.join(root, ".bench", "RESULTS.quick.md") : path.join(__dirname, "RESULTS.md");
-const SUBJECTS: SubjectName[] = ["ours", "requests-only", "waiting-only"];
+const SUBJECTS: SubjectName[] = ["ours", "native", "requests-only", "waiting-only"];
 
 function log(msg: string): void {
     process.stderr.write(`[bench ${(since(0) / 1000).toFixed(1)} s] ${msg}\n`);
@@ -101,13 +101,13 @@ async function lifecycle(
 
 async function measureAt(parallel: Parallel, dir: string): Promise<AtParallel> {
     const at = `at ${parallelLabel(parallel)}`;
-    const runs: AtParallel["runs"] = { ours: [], "requests-only": [], "waiting-only": [] };
+    const runs: AtParallel["runs"] = { ours: [], native: [], "requests-only": [], "waiting-only": [] };
     log(`up and refresh of ${SIZES.connections} connections ${at}, ${SIZES.reps} run(s) of each subject`);
     for (let rep = 0; rep < SIZES.reps; rep++) {
         // After the first round the order reverses, so a drift in the machine's load favours none.
         // The waiting-only provider waits as long per operation as ours spent on the API in the
         // latest run of ours, so ours runs before it in every round.
-        const order: SubjectName[] = rep % 2 === 0 ? SUBJECTS : ["requests-only", "ours", "waiting-only"];
+        const order: SubjectName[] = rep % 2 === 0 ? SUBJECTS : ["requests-only", "native", "ours", "waiting-only"];
         for (const subject of order) {
             const latest = runs.ours[runs.ours.length - 1];
             const env: Record<string, string> =
@@ -186,6 +186,14 @@ function section(a: AtParallel): { rows: report.Row[]; details: string[] } {
                 reference: `requests-only ${mibOrNa(reqs)}, waiting-only ${mibOrNa(wait)}`,
                 goal: `≤ ${GOALS.rss} × requests-only`,
                 met: met(rssRatio === undefined ? undefined : rssRatio <= GOALS.rss),
+            },
+            {
+                n: "",
+                figure: `the native plugin instead: ${what} of ${n}${at}, wall; plugin CPU per ${unit}; peak RSS`,
+                value: `${report.ms(wall("native", k))} (${report.ratio(wall("native", k) / wall("requests-only", k))} × requests-only); ${msOrNa(cpu("native"))}; ${mibOrNa(rss("native", k))}`,
+                reference: `the dynamic provider: ${report.ms(wall("ours", k))}; ${msOrNa(cpu("ours"))}; ${mibOrNa(ours)}`,
+                goal: "",
+                met: met(undefined),
             },
         ];
     };

@@ -45,7 +45,8 @@ export function parallelLabel(parallel: Parallel): string {
 }
 
 /** What a program of the bench declares: ours, or one of the reference providers of ./baselines.ts. */
-export type SubjectName = "ours" | "waiting-only" | "requests-only";
+/** `ours`: the dynamic provider; `native`: the same resources through the native plugin. */
+export type SubjectName = "ours" | "native" | "waiting-only" | "requests-only";
 
 // ---------------------------------------------------------------------------------------------
 // Processes: every stack's scratch folder and the simulator are removed in `finally`; the exit
@@ -213,7 +214,9 @@ function childrenOf(pid: number): number[] {
 
 function isPlugin(pid: number): boolean {
     try {
-        return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("dynamic-provider");
+        // The dynamic-provider plugin, or the native one (pulumi-resource-chatbot runs dist/native/server.js).
+        const command = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
+        return command.includes("dynamic-provider") || command.includes(`native${path.sep}server.js`);
     } catch {
         return false;
     }
