@@ -5,9 +5,11 @@
  * typed classes `pulumi-chatbot/native`, against the simulator on loopback.
  */
 import { strict as assert } from "assert";
-import { execFileSync } from "child_process";
+import { execFile, execFileSync } from "child_process";
 import * as fs from "fs";
+import * as os from "os";
 import * as path from "path";
+import { promisify } from "util";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { resources } from "../provider/resources/registry";
 import { keysWhere, type Field } from "../provider/resources/spec";
@@ -363,5 +365,132 @@ outputs:
             ["from-archive"],
         );
         ok(await stack.run("destroy"));
+    });
+
+    it("moving a stack from the dynamic to the native type with an alias: no write to ChatBot, then no change", async () => {
+        const args = `{ storyId: "${STORY}", url: "https://orders.example.com/hook", token: "${TOKEN}" }`;
+        project = tempProject("moving", {
+            "Pulumi.yaml":
+                "name: moving\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n" +
+                `plugins:\n  providers:\n    - name: chatbot\n      path: ${PLUGIN_DIR}\n`,
+            "index.js": `const chatbot = require("pulumi-chatbot");\nnew chatbot.WebhookConnection("orders", ${args});\n`,
+        });
+        stack = await PulumiStack.create({
+            projectDir: project,
+            config: { "chatbot:apiUrl": sim.url, "chatbot:token": { secret: sim.token } },
+        });
+        ok(await stack.run("up"));
+        const [before] = await stack.resources("pulumi-nodejs:dynamic/chatbot:WebhookConnection");
+        // The README's move: the native class, aliased to the dynamic type it had.
+        fs.writeFileSync(
+            path.join(project, "index.js"),
+            'const chatbot = require("pulumi-chatbot/native");\n' +
+                `new chatbot.WebhookConnection("orders", ${args}, { aliases: [{ type: "pulumi-nodejs:dynamic/chatbot:WebhookConnection" }] });\n`,
+        );
+        sim.resetRequests();
+        const moved = ok(await stack.run("up"));
+        assert.deepEqual(writes(), [], "the move writes nothing to ChatBot");
+        assert.equal(moved.changes.create ?? 0, 0);
+        assert.equal(moved.changes.delete ?? 0, 0);
+        const [after] = await stack.resources(CONNECTION);
+        assert.equal(after.id, before.id, "the same connection, now of the native type");
+        assert.equal((await stack.resources("pulumi-nodejs:dynamic/chatbot:WebhookConnection")).length, 0);
+        ok(await stack.run("preview", { refresh: true, expectNoChanges: true }));
+        const exported = await stack.pulumi(["stack", "export"]);
+        assert.ok(!exported.stdout.includes(TOKEN), "the token stays secret");
+        ok(await stack.run("destroy"));
+        assert.equal(sim.listConnections().length, 0);
+    });
+
+    it("discover --native writes a program of the native classes that adopts with no write, and an import file `pulumi import --file` takes", async () => {
+        sim.addConnection({
+            story: { id: STORY, name: "Shop" },
+            name: "orders",
+            url: "https://o.example.com/h",
+            token: TOKEN,
+        });
+        sim.addConnection({
+            story: { id: STORY, name: "Shop" },
+            name: "support",
+            url: "https://s.example.com/h",
+            headers: { "X-Key": HEADER_VALUE },
+            auth: { username: "ops", password: PASSWORD },
+        });
+        sim.addLegacyWebhook({
+            name: "old",
+            url: "https://old.example.com/h",
+            headers: [{ name: "X-Key", value: HEADER_VALUE }],
+        });
+        const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-native-discover-"));
+        try {
+            const [program, secrets, imports] = ["index.ts", "secrets.sh", "import.json"].map((f) =>
+                path.join(scratch, f),
+            );
+            // Not execFileSync: the simulator answers from this process.
+            await promisify(execFile)(
+                process.execPath,
+                [
+                    path.join(root, "node_modules", "pulumi-chatbot", "dist", "cli", "index.js"),
+                    "discover",
+                    "--native",
+                    "--out",
+                    program,
+                    "--with-secrets",
+                    secrets,
+                    "--import-file",
+                    imports,
+                ],
+                { env: { ...process.env, CHATBOT_TOKEN: sim.token, CHATBOT_API_URL: sim.url }, encoding: "utf8" },
+            );
+            assert.match(fs.readFileSync(program, "utf8"), /from "pulumi-chatbot\/native"/);
+            const config: Record<string, { secret: string }> = {};
+            for (const [, key, value] of fs
+                .readFileSync(secrets, "utf8")
+                .matchAll(/^pulumi config set --secret (\S+) -- '(.*)'$/gm)) {
+                config[key] = { secret: value };
+            }
+            assert.equal(Object.keys(config).length, 4, "token, two header values, password");
+
+            // The program adopts all three, writing nothing.
+            await nativeStack(config);
+            fs.copyFileSync(program, path.join(project, "index.ts"));
+            sim.resetRequests();
+            const adopted = ok(await (stack as PulumiStack).run("up"));
+            assert.equal(adopted.changes.create, 4, "the stack and three adopted");
+            assert.deepEqual(writes(), [], "adopting writes nothing");
+            ok(await (stack as PulumiStack).run("preview", { expectNoChanges: true }));
+            const states = await (stack as PulumiStack).resources();
+            assert.deepEqual(states.map((r) => r.type).sort(), [CONNECTION, CONNECTION, LEGACY].sort());
+            // discover's resources are protected; a later test empties the simulator.
+            stack?.dispose();
+            stack = undefined;
+
+            // The import file: `pulumi import --file` adopts the same three in another stack.
+            const file = JSON.parse(fs.readFileSync(imports, "utf8")) as {
+                resources: Array<{ type: string; id: string }>;
+            };
+            assert.deepEqual(file.resources.map((r) => r.type).sort(), [CONNECTION, CONNECTION, LEGACY].sort());
+            const other = await nativeStack();
+            fs.writeFileSync(path.join(project, "index.ts"), "export {};\n");
+            sim.resetRequests();
+            const imported = await other.pulumi([
+                "import",
+                "--file",
+                imports,
+                "--yes",
+                "--protect=false",
+                "--out",
+                path.join(scratch, "imported.ts"),
+            ]);
+            assert.equal(imported.code, 0, imported.stderr + imported.stdout);
+            assert.deepEqual(writes(), [], "importing writes nothing");
+            assert.equal((await other.resources()).length, 3);
+            assert.match(
+                fs.readFileSync(path.join(scratch, "imported.ts"), "utf8"),
+                /new chatbot\.LegacyWebhook\("old"/,
+            );
+        } finally {
+            fs.rmSync(scratch, { recursive: true, force: true });
+        }
     });
 });

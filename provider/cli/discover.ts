@@ -14,7 +14,7 @@ import { AuthenticationError, ChatbotApiError, ConnectionError } from "../client
 import { envVars, resolveSettings, SettingsError } from "../config";
 import { listAll, readOne } from "../resources/lookup";
 import { resources } from "../resources/registry";
-import { generateProgram, secretCommands, type Found, type Language } from "./generate";
+import { generateProgram, importFile, secretCommands, type Found, type Language } from "./generate";
 import { managedResources, StackExportError } from "./stackExport";
 
 export interface Io {
@@ -42,6 +42,9 @@ Options:
                            managed and left out. May be repeated.
   --out FILE               write the program to FILE (default: standard output)
   --language LANG          typescript (default) or javascript
+  --native                 declare the native plugin's classes (pulumi-chatbot/native, types
+                           chatbot:index:<Type>) instead of the dynamic provider's
+  --import-file FILE       with --native: also write the file \`pulumi import --file FILE\` reads
   --with-secrets FILE      write the \`pulumi config set --secret\` commands with their values to
                            FILE (created with mode 0600). Without it no secret value is written.
   --json                   print a machine-readable summary on standard output (the program is
@@ -68,6 +71,8 @@ export async function discover(argv: string[], io: Io): Promise<number> {
                 "stack-export": { type: "string", multiple: true },
                 out: { type: "string" },
                 language: { type: "string" },
+                native: { type: "boolean" },
+                "import-file": { type: "string" },
                 "with-secrets": { type: "string" },
                 json: { type: "boolean" },
                 check: { type: "boolean" },
@@ -84,6 +89,11 @@ export async function discover(argv: string[], io: Io): Promise<number> {
     const language = (values.language ?? "typescript") as Language;
     if (language !== "typescript" && language !== "javascript") {
         return fail(`--language must be typescript or javascript, not ${JSON.stringify(values.language)}.`);
+    }
+    if (values["import-file"] !== undefined && !values.native) {
+        return fail(
+            "--import-file needs --native: `pulumi import` cannot adopt a dynamic resource (the plugin is asked to read with the id alone).",
+        );
     }
     const exportFiles = values["stack-export"] ?? [];
     if (exportFiles.filter((f) => f === "-").length > 1) return fail("--stack-export - (stdin) can be given once.");
@@ -145,12 +155,14 @@ export async function discover(argv: string[], io: Io): Promise<number> {
             }),
         );
         const found = read.filter((f): f is Found => f !== undefined);
-        const generated = generateProgram(found, language, client.apiUrl);
+        const generated = generateProgram(found, language, client.apiUrl, values.native ? "native" : "dynamic");
 
         if (values.out !== undefined) fs.writeFileSync(values.out, generated.program);
         else if (!values.json) io.stdout(generated.program);
         if (values["with-secrets"] !== undefined)
             writePrivate(values["with-secrets"], secretCommands(generated.secrets));
+        if (values["import-file"] !== undefined)
+            fs.writeFileSync(values["import-file"], importFile(generated.declared));
         if (values.json) {
             const summary = {
                 apiUrl: client.apiUrl,

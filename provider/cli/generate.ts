@@ -17,6 +17,10 @@ export interface Found {
 
 export type Language = "typescript" | "javascript";
 
+/** Which classes the program declares: the dynamic provider's (`pulumi-chatbot`), or the native
+ *  plugin's (`pulumi-chatbot/native`, types `chatbot:index:<Type>`). */
+export type Delivery = "dynamic" | "native";
+
 export interface Declared {
     id: string;
     kind: string;
@@ -39,7 +43,12 @@ export interface Generated {
 /** Resource names longer than this are cut: they make URNs and messages unreadable. */
 const MAX_NAME = 60;
 
-export function generateProgram(found: Found[], language: Language, apiUrl: string): Generated {
+export function generateProgram(
+    found: Found[],
+    language: Language,
+    apiUrl: string,
+    delivery: Delivery = "dynamic",
+): Generated {
     const names = new Unique();
     const keys = new Unique();
     const secrets: Generated["secrets"] = [];
@@ -103,14 +112,11 @@ export function generateProgram(found: Found[], language: Language, apiUrl: stri
                   ...secrets.map((s) => `//   pulumi config set --secret ${s.key} <value>`),
               ]),
     ];
+    const module = delivery === "native" ? "pulumi-chatbot/native" : "pulumi-chatbot";
     const imports =
         language === "typescript"
-            ? ['import * as pulumi from "@pulumi/pulumi";', 'import * as chatbot from "pulumi-chatbot";']
-            : [
-                  '"use strict";',
-                  'const pulumi = require("@pulumi/pulumi");',
-                  'const chatbot = require("pulumi-chatbot");',
-              ];
+            ? ['import * as pulumi from "@pulumi/pulumi";', `import * as chatbot from "${module}";`]
+            : ['"use strict";', 'const pulumi = require("@pulumi/pulumi");', `const chatbot = require("${module}");`];
     // A program with nothing to declare still runs: it must not leave `config` unused.
     const configLine = secrets.length > 0 ? ["", "const config = new pulumi.Config();"] : [];
     const body = blocks.length > 0 ? ["", blocks.join("\n\n")] : [];
@@ -154,6 +160,16 @@ function property(
             return [`${key}: { username: ${lit(auth.username)}, password: ${hidden("Password", auth.password)} },`];
         }
     }
+}
+
+/**
+ * The file `pulumi import --file` reads (pulumi/pulumi's importFile: `resources` of type, name
+ * and id): for the native types only, since the engine's import reads with the id alone, which the
+ * dynamic provider cannot serve.
+ */
+export function importFile(declared: Declared[]): string {
+    const resources = declared.map((d) => ({ type: `chatbot:index:${d.kind}`, name: d.resourceName, id: d.id }));
+    return JSON.stringify({ resources }, null, 2) + "\n";
 }
 
 /** `pulumi config set --secret` commands with the values, each quoted for a POSIX shell. */
