@@ -493,4 +493,32 @@ outputs:
             fs.rmSync(scratch, { recursive: true, force: true });
         }
     });
+
+    it("bad input fails the preview naming the property and the limit; a read-back that keeps failing records what was made", async () => {
+        const s = await nativeStack({ url: "ftp://orders.example.com/hook" });
+        const bad = await s.run("preview");
+        assert.notEqual(bad.code, 0);
+        assert.match(bad.stdout + bad.stderr, /url: must be an absolute http:\/\/ or https:\/\/ URL/);
+        assert.deepEqual(sim.requests, [], "nothing sent");
+
+        await s.setConfig({ url: "https://orders.example.com/hook" });
+        sim.inject({
+            method: "GET",
+            path: /^\/v2\/integrations\/webhook\/[0-9a-f]{24}$/,
+            fault: { status: 503 },
+            times: 1000,
+        });
+        const failed = await s.run("up", { env: { CHATBOT_RETRY_MAX_ATTEMPTS: "2" } });
+        assert.notEqual(failed.code, 0);
+        assert.match(failed.stdout + failed.stderr, /It exists \(id \w{24}\) and is recorded in state/);
+        const [recorded] = await s.resources(CONNECTION);
+        assert.equal(recorded?.id, sim.listConnections()[0].id, "what was made is in state");
+        for (const secret of SECRETS)
+            assert.ok(!(failed.stdout + failed.stderr).includes(secret), "no secret in the error");
+        sim.clearFaults();
+        ok(await s.run("up"));
+        ok(await s.run("preview", { refresh: true, expectNoChanges: true }));
+        assert.equal(sim.listConnections().length, 1, "no duplicate");
+        ok(await s.run("destroy"));
+    });
 });
