@@ -55,6 +55,10 @@ for (let i = 0; i < Number(config.get("bulk") ?? "0"); i++) {
     new chatbot.WebhookConnection(\`bulk-\${i}\`, { storyId: config.require("storyId"), url: \`https://bulk.example.com/\${i}\` });
 }
 if (config.getBoolean("adopted")) require("./adopted");
+// Read only: the connection above, by id, as another resource of the program.
+export const seen = config.getBoolean("lookUp") ? chatbot.WebhookConnection.get("seen", orders.id) : undefined;
+export const seenUrl = seen?.url;
+export const seenToken = seen?.token;
 
 export const ordersId = orders.id;
 export const story: pulumi.Output<{ id: string; name: string }> = orders.story;
@@ -519,6 +523,17 @@ outputs:
         ok(await s.run("up"));
         ok(await s.run("preview", { refresh: true, expectNoChanges: true }));
         assert.equal(sim.listConnections().length, 1, "no duplicate");
+        ok(await s.run("destroy"));
+    });
+
+    it("WebhookConnection.get reads an existing one into the program: every input and output, the token secret", async () => {
+        const s = await nativeStack({ lookUp: "true" });
+        ok(await s.run("up"));
+        const outputs = await s.outputs();
+        assert.equal(outputs.seenUrl, "https://orders.example.com/hook");
+        assert.equal(outputs.seenToken, TOKEN);
+        const shown = await s.pulumi(["stack", "output", "--json"]);
+        assert.ok(!shown.stdout.includes(TOKEN), "the token read by .get() is secret");
         ok(await s.run("destroy"));
     });
 });

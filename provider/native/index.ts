@@ -7,6 +7,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { LegacyWebhookArgs, LegacyWebhookOutputs } from "../resources/legacyWebhook";
 import { resourceOfType } from "../resources/registry";
+import { unsetProperties } from "../resources/spec";
 import type { WebhookConnectionArgs, WebhookConnectionOutputs } from "../resources/webhookConnection";
 import { token } from "./schema";
 
@@ -23,18 +24,16 @@ export type NativeResource<Outputs> = pulumi.CustomResource & {
 };
 
 /** The class for one type of the registry: inputs as given (the plugin checks them, fills in
- *  `name` and marks secrets), every other output to be filled. */
+ *  `name` and marks secrets), every other property to be filled, as the dynamic classes do. */
 function nativeClass<Args, Outputs>(type: string): NativeResourceClass<Args, Outputs> {
-    const outputsOnly = Object.keys(resourceOfType(type).outputTypes);
+    const spec = resourceOfType(type);
     class Native extends pulumi.CustomResource {
         static get(name: string, id: pulumi.Input<string>, opts?: pulumi.CustomResourceOptions) {
             return new Native(name, undefined, { ...opts, id });
         }
 
         constructor(name: string, args: Args | undefined, opts?: pulumi.CustomResourceOptions) {
-            const props: pulumi.Inputs = { ...(args ?? {}) };
-            for (const key of outputsOnly) props[key] = undefined;
-            super(token(type), name, props, opts);
+            super(token(type), name, { ...unsetProperties(spec, "all"), ...(args ?? {}) }, opts);
         }
     }
     return Native as unknown as NativeResourceClass<Args, Outputs>;

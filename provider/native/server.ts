@@ -18,14 +18,15 @@ import * as path from "path";
 import { configureFromStack } from "../config";
 import { resources } from "../resources/registry";
 import {
+    asSecret,
     dynamicProvider,
+    isSecretValue,
     markSecret,
-    SECRET_SIG,
-    SECRET_SIG_KEY,
+    revealed,
     type DynamicProvider,
 } from "../resources/dynamicProvider";
 import { UNKNOWN } from "../schema/validate";
-import { differingKeys, inputKeys, isPlain, keysWhere, type AnySpec, type Field, type Plain } from "../resources/spec";
+import { isPlain, keysWhere, type AnySpec, type Field, type Plain } from "../resources/spec";
 import { PACKAGE, packageSchema, token } from "./schema";
 
 const VERSION: string = (require("../../package.json") as { version: string }).version;
@@ -77,18 +78,8 @@ const nameOf = (urn: string) => urn.split("::").slice(3).join("::");
 /** A Struct as plain JavaScript, secrets unwrapped; the keys that came secret are returned too. */
 function unwrap(struct: any): { value: Plain; secret: Set<string> } {
     const value: Plain = struct ? struct.toJavaScript() : {};
-    const secret = new Set<string>();
-    const reveal = (v: unknown): unknown => {
-        if (Array.isArray(v)) return v.map(reveal);
-        if (!isPlain(v)) return v;
-        if (v[SECRET_SIG_KEY] === SECRET_SIG) return reveal(v.value);
-        return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, reveal(x)]));
-    };
-    for (const [key, v] of Object.entries(value)) {
-        if (isPlain(v) && v[SECRET_SIG_KEY] === SECRET_SIG) secret.add(key);
-        value[key] = reveal(v);
-    }
-    return { value, secret };
+    const secret = new Set(Object.keys(value).filter((key) => isSecretValue(value[key])));
+    return { value: revealed(value) as Plain, secret };
 }
 
 /** Plain JavaScript as a Struct: the secret parts of the spec's secret fields wrapped, and the
@@ -105,18 +96,17 @@ function struct(value: Plain, served: Served | undefined, secret: Iterable<strin
  */
 function markSecretParts(value: Plain, spec: AnySpec): Plain {
     const out: Plain = { ...value };
-    const wrap = (v: unknown) => ({ [SECRET_SIG_KEY]: SECRET_SIG, value: v });
     for (const [key, field] of Object.entries(spec.fields as Record<string, Field<unknown>>)) {
         const v = out[key];
         if (!field.secret || v === undefined || v === null || v === UNKNOWN) continue;
-        if (field.kind === "text") out[key] = wrap(v);
+        if (field.kind === "text") out[key] = asSecret(v);
         if (field.kind === "headerRecord" && isPlain(v)) {
-            out[key] = Object.fromEntries(Object.entries(v).map(([name, x]) => [name, wrap(x)]));
+            out[key] = Object.fromEntries(Object.entries(v).map(([name, x]) => [name, asSecret(x)]));
         }
         if (field.kind === "headerList" && Array.isArray(v)) {
-            out[key] = v.map((h) => (isPlain(h) ? { ...h, value: wrap(h.value) } : h));
+            out[key] = v.map((h) => (isPlain(h) ? { ...h, value: asSecret(h.value) } : h));
         }
-        if (field.kind === "basicAuth" && isPlain(v)) out[key] = { ...v, password: wrap(v.password) };
+        if (field.kind === "basicAuth" && isPlain(v)) out[key] = { ...v, password: asSecret(v.password) };
     }
     return out;
 }
@@ -226,11 +216,11 @@ export const service = {
 
     /** Which properties differ, each as an update or a replacement. */
     diff: serve(async (req) => {
-        const { spec, provider, replaceKeys } = typeOf(req);
+        const { provider, replaceKeys } = typeOf(req);
         const olds = unwrap(req.getOlds()).value;
         const news = unwrap(req.getNews()).value;
         const result = await provider.diff(req.getId(), olds, news);
-        const differing = differingKeys(spec, inputKeys(spec), olds, news);
+        const differing = result.diffs;
         const response = new proto.DiffResponse()
             .setChanges(
                 result.changes ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE,
@@ -275,8 +265,8 @@ export const service = {
         const response = new proto.ReadResponse().setId(found.id);
         if (found.id === "") return response;
         return response
-            .setProperties(struct(unwrapPlain(found.props), served))
-            .setInputs(struct(unwrapPlain(found.inputs ?? {}), served));
+            .setProperties(struct(revealed(found.props) as Plain, served))
+            .setInputs(struct(revealed(found.inputs ?? {}) as Plain, served));
     }, servedFor),
 
     update: serve(async (req) => {
@@ -295,13 +285,6 @@ export const service = {
 
     cancel: serve(async () => new emptyProto.Empty()),
 };
-
-/** The dynamic provider's read marks secrets itself; here every secret is marked once, by `struct`. */
-function unwrapPlain(props: Plain): Plain {
-    return Object.fromEntries(
-        Object.entries(props).map(([k, v]) => [k, isPlain(v) && v[SECRET_SIG_KEY] === SECRET_SIG ? v.value : v]),
-    );
-}
 
 /** Serves on a loopback port and prints it, as the engine expects of a plugin. */
 export async function main(): Promise<void> {

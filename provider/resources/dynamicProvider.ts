@@ -32,7 +32,7 @@ export interface DynamicProvider {
         id: string,
         olds: Plain,
         news: Plain,
-    ): Promise<{ changes: boolean; replaces: string[]; deleteBeforeReplace: boolean }>;
+    ): Promise<{ changes: boolean; replaces: string[]; diffs: string[]; deleteBeforeReplace: boolean }>;
     create(inputs: Plain): Promise<{ id: string; outs: Plain }>;
     read(id: string, props: Plain): Promise<{ id: string; props: Plain; inputs?: Plain }>;
     update(id: string, olds: Plain, news: Plain): Promise<{ outs: Plain }>;
@@ -143,9 +143,9 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
         /** Desired inputs against the outputs in state (the plugin passes no old inputs), so a
          *  change made by hand and found by refresh shows as a difference from the program. */
         async diff(_id, olds, news) {
-            const replaces = differingKeys(spec, replaceKeys, olds, news);
-            const changes = replaces.length > 0 || differingKeys(spec, inputKeys, olds, news).length > 0;
-            return { changes, replaces, deleteBeforeReplace: false };
+            const diffs = differingKeys(spec, inputKeys, olds, news);
+            const replaces = diffs.filter((key) => replaceKeys.includes(key));
+            return { changes: diffs.length > 0, replaces, diffs, deleteBeforeReplace: false };
         },
 
         /** POST, then read back what the API stored. An uncertain POST is never simply repeated
@@ -219,8 +219,25 @@ export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
  */
 export function markSecret(props: Plain, keys: ReadonlyArray<string>): Plain {
     const out: Plain = { ...props };
-    for (const k of keys) if (out[k] !== undefined) out[k] = { [SECRET_SIG_KEY]: SECRET_SIG, value: out[k] };
+    for (const k of keys) if (out[k] !== undefined) out[k] = asSecret(out[k]);
     return out;
+}
+
+/** `value` in the engine's wrapper for a secret. */
+export function asSecret(value: unknown): Plain {
+    return { [SECRET_SIG_KEY]: SECRET_SIG, value };
+}
+
+/** `value` without the engine's secret wrappers, at any depth. */
+export function revealed(value: unknown): unknown {
+    if (Array.isArray(value)) return value.map(revealed);
+    if (!isPlain(value)) return value;
+    if (isSecretValue(value)) return revealed(value.value);
+    return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, revealed(x)]));
+}
+
+export function isSecretValue(value: unknown): value is { value: unknown } {
+    return isPlain(value) && value[SECRET_SIG_KEY] === SECRET_SIG;
 }
 
 /** `"orders" (5f3c…)` where the name is known, else the id. */

@@ -5,7 +5,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as path from "path";
 import type { DynamicProvider } from "./dynamicProvider";
-import { ADOPT_KEY, inputKeys as inputKeysOf, keysWhere, type AnySpec } from "./spec";
+import { ADOPT_KEY, inputKeys as inputKeysOf, keysWhere, unsetProperties, type AnySpec } from "./spec";
 
 /**
  * The provider object for a resource module: the module's own exports. Installed under
@@ -56,14 +56,13 @@ export function registration(
 ): [pulumi.dynamic.ResourceProvider, string, Record<string, unknown>, pulumi.CustomResourceOptions, string, string] {
     const inputKeys = inputKeysOf(spec);
     const secretKeys = keysWhere(spec, "secret");
-    const outputsOnly = Object.fromEntries(Object.keys(spec.outputTypes).map((k) => [k, undefined]));
     const given: Record<string, unknown> = Object.fromEntries(Object.entries(args ?? {}));
     let props: Record<string, unknown>;
     const { import: importId, ...rest } = opts ?? {};
     if (rest.id) {
-        props = { ...Object.fromEntries(inputKeys.map((k) => [k, undefined])), ...outputsOnly };
+        props = unsetProperties(spec, "all");
     } else {
-        props = { ...outputsOnly };
+        props = unsetProperties(spec, "outputs");
         const secret = new Set<string>(secretKeys);
         for (const key of inputKeys) {
             const value = key === "name" ? (given.name ?? name) : given[key];

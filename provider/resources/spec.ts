@@ -165,13 +165,21 @@ export function inputsIn(spec: WithFields, answer: object): Plain {
     for (const [key, field] of Object.entries(fieldsOf(spec))) {
         const value = (answer as Plain)[field.api ?? key];
         if (value === undefined || (!field.required && isEmpty(value))) continue;
-        out[key] = structuredClone(value);
+        // The answer was parsed just now into new objects: nothing else holds them.
+        out[key] = value;
     }
     return out;
 }
 
 function isEmpty(v: unknown): boolean {
     return v === null || v === "" || (Array.isArray(v) ? v.length === 0 : isPlain(v) && Object.keys(v).length === 0);
+}
+
+/** Every input and output of `spec`, none given: what a resource class registers for the engine
+ *  to fill (all of them on `.get()`; the outputs that are not inputs otherwise). */
+export function unsetProperties(spec: WithFields & { outputTypes: object }, which: "all" | "outputs"): Plain {
+    const keys = [...(which === "all" ? inputKeys(spec) : []), ...Object.keys(spec.outputTypes)];
+    return Object.fromEntries(keys.map((k) => [k, undefined]));
 }
 
 /** A write's body: every input the program gives, under its API name; an update's body leaves
