@@ -51,9 +51,13 @@ function pinnedVersion() {
 /** What the build is made of: a change to any of these builds again (the Go cache makes it quick). */
 function sourceStamp() {
     const hash = crypto.createHash("sha256");
-    const host = path.join("cmd", "pulumi-language-nodejs");
-    const sources = fs.readdirSync(path.join(toolsDir, host)).filter((f) => f.endsWith(".go"));
-    for (const file of ["go.mod", "go.sum", ...sources.sort().map((f) => path.join(host, f))]) {
+    const sources = fs
+        .readdirSync(path.join(toolsDir, "cmd"), { recursive: true })
+        .filter((f) => f.endsWith(".go"))
+        .sort()
+        .map((f) => path.join("cmd", f));
+    for (const file of ["go.mod", "go.sum", ...sources]) {
+        hash.update(file);
         hash.update(fs.readFileSync(path.join(toolsDir, file)));
     }
     for (const file of ["go.mod", "go.sum"]) hash.update(fs.readFileSync(path.join(yamlDir, file)));
@@ -121,7 +125,8 @@ function buildPinned() {
     };
     build(toolsDir, `-w -s -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=${version}`, [
         "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi",
-        "./cmd/pulumi-language-nodejs",
+        // Every language host of tools/pulumi/cmd (one folder each).
+        "./cmd/...",
     ]);
     build(yamlDir, "-w -s", ["github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml"]);
     const plugin = path.join(binDir, "pulumi-resource-pulumi-nodejs");
