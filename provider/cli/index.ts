@@ -1,16 +1,19 @@
 #!/usr/bin/env node
 /**
- * The `pulumi-chatbot` command. One subcommand: `discover`.
+ * The `pulumi-chatbot` command: `discover` and `recover`.
  */
 import * as fs from "fs";
 import { discover, DISCOVER_USAGE, EXIT } from "./discover";
+import { processIo, recover, RECOVER_USAGE } from "./recover";
 
 const USAGE = `Usage: pulumi-chatbot <command>
 
 Commands:
   discover   find connections no stack manages and write a program that adopts them
+  recover    repair a stack after a killed pulumi run (before \`pulumi up\`)
 
-${DISCOVER_USAGE}`;
+${DISCOVER_USAGE}
+${RECOVER_USAGE}`;
 
 async function main(argv: string[]): Promise<number> {
     const [command, ...rest] = argv;
@@ -22,6 +25,7 @@ async function main(argv: string[]): Promise<number> {
             readStdin: () => fs.readFileSync(0, "utf8"),
         });
     }
+    if (command === "recover") return recover(rest, processIo());
     if (command === undefined || command === "help" || command === "--help" || command === "-h") {
         process.stdout.write(USAGE);
         return command === undefined ? EXIT.failed : EXIT.ok;

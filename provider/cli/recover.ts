@@ -1,0 +1,534 @@
+/**
+ * `pulumi-chatbot recover`: brings a stack whose `pulumi up`, `destroy` or `refresh` was killed
+ * back to what ChatBot holds, so the next `pulumi up` makes every declared connection once.
+ * See docs/killed-runs.md.
+ *
+ * Why it exists (read in pulumi/pulumi v3.274.1, and tried): a killed run leaves its creates as
+ * `pending_operations` of type `creating` in the checkpoint, with their whole inputs and no id
+ * (pkg/backend/snapshot.go, doCreate). Nothing repairs them: a non-interactive `pulumi refresh`
+ * keeps them, `pulumi up` creates them again (a second connection), and
+ * `refresh --import-pending-creates` only drops them (pkg/cmd/pulumi/operations/refresh.go).
+ *
+ * What it does, in this order, and writes nothing until every read has succeeded:
+ * 1. The lock: a file backend's lock whose process is gone (on this machine) is removed with
+ *    `pulumi cancel`, as Pulumi's own message says; a lock whose run may still be going (alive
+ *    here, or from another machine without --cancel-lock) stops it.
+ * 2. Each pending create of this package's types: the connections of its account that hold all
+ *    its inputs (secrets included), made after the interrupted run began (where the API tells a
+ *    creation time), and that no stack of the backend records, are its candidates. One candidate
+ *    (or as many as there are pending creates with the same inputs, which are interchangeable):
+ *    adopted. None: the create made nothing, and it is cleared. More: nothing is written, and
+ *    the candidates are listed with how to choose (--adopt URN=ID, or --discard URN).
+ * 3. The state is written with `pulumi stack import` (Pulumi's documented way to repair a stack),
+ *    from memory through standard input: an adopted connection becomes a resource with its id;
+ *    `stack import` drops every pending operation (cmd/pulumi/stack/io.go, SaveSnapshot).
+ * 4. `pulumi refresh` reads every resource, the adopted ones and those an interrupted update or
+ *    delete touched, so the state equals the API.
+ * On a stack with no pending operation and no lock it does nothing: safe before every `up`.
+ */
+import { spawn } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { parseArgs } from "util";
+import { ChatbotClient } from "../client/client";
+import { redact } from "../client/redact";
+import { resolveSettings, SettingsError } from "../config";
+import { listAll, readOne } from "../resources/lookup";
+import { resources } from "../resources/registry";
+import { differingKeys, inputKeys, isPlain, keysWhere, type AnySpec, type Plain } from "../resources/spec";
+import { managedResources } from "./stackExport";
+
+/** Exit codes: 0 done (or nothing to do); 1 a run may still hold the stack; 2 failed; 3 a
+ *  pending create has several candidates and one must be chosen. Nothing is written on 1, 2, 3. */
+export const RECOVER_EXIT = { ok: 0, locked: 1, failed: 2, choose: 3 } as const;
+
+export const RECOVER_USAGE = `Usage: pulumi-chatbot recover [options]
+
+Repairs a stack after a killed \`pulumi up\`, \`destroy\` or \`refresh\`: adopts what each
+interrupted create made in ChatBot (so the next up makes no second one), clears the creates that
+made nothing, then runs \`pulumi refresh\`. Does nothing on a healthy stack: run it before every
+\`pulumi up\` in a pipeline. Run it in the project's folder, with the \`pulumi\` on PATH.
+
+Options:
+  --stack NAME        the stack (default: the selected one)
+  --cancel-lock       remove a lock left by a run on another machine (a cancelled CI job): only
+                      when no other run of this stack can be going (one job at a time per stack)
+  --adopt URN=ID      adopt connection ID for the pending create URN (when several candidates)
+  --discard URN       clear the pending create URN without adopting anything
+  --dry-run           say what would be done; write nothing
+  -h, --help          show this help
+
+The ChatBot token is the stack's (chatbot:token, or the explicit provider's), else CHATBOT_TOKEN.
+Exit codes: 0 done or nothing to do, 1 the stack is locked by a run that may still be going,
+2 failed, 3 a choice is needed (the candidates are listed). Nothing is written unless 0.
+`;
+
+export interface RecoverIo {
+    stdout(text: string): void;
+    stderr(text: string): void;
+    env: NodeJS.ProcessEnv;
+    cwd: string;
+    /** Runs `pulumi <args>` (in cwd, with env), stdin given; resolves whatever its exit code. */
+    pulumi(args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }>;
+}
+
+/** A resource state in a deployment (apitype.ResourceV3): the fields this command reads. */
+type ResourceState = Plain & { urn: string; type: string; id?: string; inputs?: Plain; outputs?: Plain };
+interface PendingOperation {
+    resource: ResourceState;
+    type: string;
+}
+interface Deployment extends Plain {
+    resources?: ResourceState[];
+    pending_operations?: PendingOperation[];
+}
+
+/** The engine's wrapper of a secret in a deployment (sdk/go/common/resource/properties.go). */
+const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
+const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+
+/** Runs of the CLI this command makes: no prompt, no colour. */
+const QUIET = ["--non-interactive", "--color", "never"];
+
+class RecoverError extends Error {
+    constructor(
+        message: string,
+        readonly code: number = RECOVER_EXIT.failed,
+    ) {
+        super(message);
+    }
+}
+
+export async function recover(argv: string[], io: RecoverIo): Promise<number> {
+    let secrets: string[] = [];
+    const say = (text: string) => io.stdout(redact(text, secrets));
+    try {
+        const { values } = parseArgs({
+            args: argv,
+            options: {
+                stack: { type: "string" },
+                "cancel-lock": { type: "boolean" },
+                adopt: { type: "string", multiple: true },
+                discard: { type: "string", multiple: true },
+                "dry-run": { type: "boolean" },
+                help: { type: "boolean", short: "h" },
+            },
+            strict: true,
+        });
+        if (values.help) {
+            io.stdout(RECOVER_USAGE);
+            return RECOVER_EXIT.ok;
+        }
+        const chosen = new Map<string, string>();
+        for (const pair of values.adopt ?? []) {
+            const at = pair.lastIndexOf("=");
+            if (at <= 0 || at === pair.length - 1) throw new RecoverError(`--adopt takes URN=ID, not ${pair}.`);
+            chosen.set(pair.slice(0, at), pair.slice(at + 1));
+        }
+        const discarded = new Set(values.discard ?? []);
+        const run = async (args: string[], what: string, stdin?: string) => {
+            const r = await io.pulumi([...args, ...QUIET], stdin);
+            if (r.code !== 0) {
+                throw new RecoverError(
+                    `\`pulumi ${what}\` failed (exit ${r.code}):\n${redact(`${r.stderr}${r.stdout}`, secrets).trim()}`,
+                );
+            }
+            return r.stdout;
+        };
+        const stack = values.stack ?? (await run(["stack", "--show-name"], "stack --show-name")).trim();
+        const project = /^name:\s*["']?([^"'\s#]+)/m.exec(readProjectFile(io.cwd))?.[1] ?? "";
+        const onStack = ["--stack", stack];
+
+        // 1. The lock, read first: a run that is still going must not be raced.
+        const lock = await readLock(io, run, project, stack);
+        if (lock && !lock.gone && !values["cancel-lock"]) {
+            throw new RecoverError(
+                `The stack ${stack} is locked by a pulumi run of ${lock.owner} (pid ${lock.pid}), started at ${lock.startedAt}, ` +
+                    (lock.here
+                        ? "which is still running on this machine: wait for it to end, then run this again."
+                        : "on another machine, which may still be going. Once you know it is gone (its CI job was cancelled or lost), " +
+                          "run this again with --cancel-lock. Never while that run is going."),
+                RECOVER_EXIT.locked,
+            );
+        }
+        if (lock?.here && !lock.gone) {
+            throw new RecoverError(
+                `The stack ${stack} is locked by a pulumi run (pid ${lock.pid}) still running on this machine: wait for it to end; --cancel-lock does not remove the lock of a live process.`,
+                RECOVER_EXIT.locked,
+            );
+        }
+
+        // 2. What the state holds, secrets in plaintext: kept in memory, never printed.
+        const exported = JSON.parse(await run(["stack", "export", "--show-secrets", ...onStack], "stack export")) as {
+            deployment?: Deployment;
+        };
+        const deployment: Deployment = exported.deployment ?? {};
+        secrets = secretsIn(deployment);
+        const pending = deployment.pending_operations ?? [];
+        if (pending.length === 0 && !lock) {
+            say(`pulumi-chatbot recover: stack ${stack} has no pending operation and no lock: nothing to do.\n`);
+            return RECOVER_EXIT.ok;
+        }
+        const config = JSON.parse(await run(["config", "--json", "--show-secrets", ...onStack], "config")) as Record<
+            string,
+            { value?: unknown }
+        >;
+        const fromConfig = (key: string) => {
+            const v = config[key]?.value;
+            return typeof v === "string" ? v : undefined;
+        };
+        secrets.push(...[fromConfig("chatbot:token")].filter((s): s is string => s !== undefined));
+
+        const creates = pending.filter((op) => op.type === "creating" && specOf(op.resource) !== undefined);
+        for (const urn of [...chosen.keys(), ...discarded]) {
+            if (!creates.some((op) => op.resource.urn === urn)) {
+                throw new RecoverError(`${urn} is not a pending create of this package's resources in stack ${stack}.`);
+            }
+        }
+        const plan: Plan = { adopt: [], clear: [], choose: [] };
+        if (creates.length > 0) {
+            const since = await runStartedAt(run, onStack, lock);
+            const owned = await ownedIds(run, project, stack, deployment);
+            await planCreates({ creates, deployment, since, owned, chosen, discarded, fromConfig, env: io.env }, plan);
+        }
+        const others = pending.filter((op) => !creates.includes(op));
+
+        if (plan.choose.length > 0) {
+            for (const c of plan.choose) {
+                say(
+                    `${c.urn}: ${c.candidates.length} connections could be what this interrupted create made:\n` +
+                        c.candidates.map((id) => `  ${id}\n`).join("") +
+                        `Choose with --adopt ${c.urn}=<id> (and delete the others in the ChatBot dashboard if they are not yours), ` +
+                        `or --discard ${c.urn} to adopt none (the next up makes a new one).\n`,
+                );
+            }
+            say("Nothing was changed.\n");
+            return RECOVER_EXIT.choose;
+        }
+
+        for (const a of plan.adopt) say(`adopt ${a.op.resource.urn} = ${a.id}${a.why ? ` (${a.why})` : ""}\n`);
+        for (const op of plan.clear) say(`clear ${op.resource.urn}: its create made nothing in ChatBot\n`);
+        for (const op of others) {
+            const note = specOf(op.resource)
+                ? "refresh reads what it did"
+                : "not a ChatBot resource: `pulumi stack import` drops it, and Pulumi keeps no record of what it made; check it by hand";
+            say(`${op.type} ${op.resource.urn}: ${note}\n`);
+        }
+        if (values["dry-run"]) {
+            say("--dry-run: nothing was changed.\n");
+            return RECOVER_EXIT.ok;
+        }
+
+        // 3. Write: the lock first (only a dead run's, or one the caller vouched for), then the state.
+        if (lock) {
+            await run(["cancel", "--yes", ...onStack], "cancel");
+            say(`removed the lock of the run of ${lock.owner} (pid ${lock.pid}) started at ${lock.startedAt}\n`);
+        }
+        if (pending.length > 0) {
+            const repaired = { ...exported, deployment: withAdopted(deployment, plan) };
+            await run(["stack", "import", ...onStack], "stack import", JSON.stringify(repaired));
+            // 4. Refresh: the state then equals the API.
+            await run(["refresh", "--yes", "--skip-preview", ...onStack], "refresh");
+        }
+        say(
+            `pulumi-chatbot recover: stack ${stack} recovered (${plan.adopt.length} adopted, ${plan.clear.length} cleared, ` +
+                `${others.length} other pending operations left to refresh). Run \`pulumi up\` now.\n`,
+        );
+        return RECOVER_EXIT.ok;
+    } catch (e) {
+        const code = e instanceof RecoverError ? e.code : RECOVER_EXIT.failed;
+        const message = e instanceof Error ? e.message : String(e);
+        io.stderr(`pulumi-chatbot recover: ${redact(message, secrets)}\n`);
+        if (code !== RECOVER_EXIT.ok) io.stderr("Nothing was changed.\n");
+        return code;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deciding
+
+interface Plan {
+    adopt: { op: PendingOperation; id: string; outputs: Plain; why?: string }[];
+    clear: PendingOperation[];
+    choose: { urn: string; candidates: string[] }[];
+}
+
+interface PlanInput {
+    creates: PendingOperation[];
+    deployment: Deployment;
+    /** When the interrupted run began (ms), where known: what it made is not older. */
+    since: number | undefined;
+    /** Ids every stack of the backend records: never adopted. */
+    owned: Set<string>;
+    chosen: Map<string, string>;
+    discarded: Set<string>;
+    fromConfig(key: string): string | undefined;
+    env: NodeJS.ProcessEnv;
+}
+
+/** The spec of a resource of this package's types (dynamic or native), else undefined. */
+function specOf(r: ResourceState): AnySpec | undefined {
+    const m = /(?:^|[:/])chatbot(?::index)?:(\w+)$/.exec(r.type);
+    return m ? resources.find((spec) => spec.type === m[1]) : undefined;
+}
+
+/** Decides each pending create; reads only. Creates with the same account, type and inputs are
+ *  interchangeable, so they are decided together. */
+async function planCreates(p: PlanInput, plan: Plan): Promise<void> {
+    const groups = new Map<
+        string,
+        { spec: AnySpec; account: string; client: ChatbotClient; desired: Plain; ops: PendingOperation[] }
+    >();
+    const clients = new Map<string, ChatbotClient>();
+    for (const op of p.creates) {
+        if (p.discarded.has(op.resource.urn)) {
+            plan.clear.push(op);
+            continue;
+        }
+        const spec = specOf(op.resource) as AnySpec;
+        const account = accountOf(op.resource, p);
+        const key = JSON.stringify(account);
+        let client = clients.get(key);
+        if (!client) clients.set(key, (client = new ChatbotClient(account)));
+        const desired = plainValue(op.resource.inputs ?? {}) as Plain;
+        const groupKey = JSON.stringify([key, spec.type, inputKeys(spec).map((k) => desired[k])]);
+        const group = groups.get(groupKey) ?? { spec, account: key, client, desired, ops: [] };
+        group.ops.push(op);
+        groups.set(groupKey, group);
+    }
+    const lists = new Map<string, Promise<unknown[]>>();
+    for (const { spec, account, client, desired, ops } of groups.values()) {
+        const listKey = `${spec.type} ${account}`;
+        if (!lists.has(listKey)) lists.set(listKey, listAll(client, spec));
+        const listed = await lists.get(listKey)!;
+        // On the API's clock (learnt from its Date header by the list just read), with its slack.
+        const since = p.since === undefined ? undefined : p.since + client.clockOffsetMs - 2_000;
+        const adoptIdOf = (op: PendingOperation) => plainValue(op.resource.inputs?.adoptId) as string | undefined;
+        const candidates: { id: string; outputs: Plain }[] = [];
+        for (const item of listed) {
+            const id = isPlain(item) && typeof item.id === "string" ? item.id : "";
+            if (!id || p.owned.has(id) || !spec.created.matches(item, desired)) continue;
+            const madeAt = spec.created.createdAt ? Date.parse(spec.created.createdAt(item)) : NaN;
+            // A create with adoptId made nothing: its candidate is that id, whenever it was made.
+            const adopting = ops.some((op) => adoptIdOf(op) === id);
+            if (!adopting && since !== undefined && Number.isFinite(madeAt) && madeAt < since) continue;
+            const outputs = await readOne(client, spec, id);
+            if (outputs && differingKeys(spec, inputKeys(spec), outputs, desired).length === 0) {
+                candidates.push({ id, outputs });
+            }
+        }
+        const open: PendingOperation[] = [];
+        for (const op of ops) {
+            const id = p.chosen.get(op.resource.urn) ?? adoptIdOf(op);
+            if (id === undefined) {
+                open.push(op);
+                continue;
+            }
+            const found = candidates.find((c) => c.id === id);
+            const outputs = found?.outputs ?? (await readOne(client, spec, id));
+            if (!outputs) throw new RecoverError(`${op.resource.urn}: no ${spec.noun} ${id} exists in its account.`);
+            if (p.owned.has(id))
+                throw new RecoverError(`${op.resource.urn}: ${spec.noun} ${id} is managed by a stack.`);
+            if (found) candidates.splice(candidates.indexOf(found), 1);
+            plan.adopt.push({ op, id, outputs, why: p.chosen.has(op.resource.urn) ? "chosen" : "its adoptId" });
+        }
+        if (candidates.length > open.length) {
+            for (const op of open) plan.choose.push({ urn: op.resource.urn, candidates: candidates.map((c) => c.id) });
+            continue;
+        }
+        open.forEach((op, i) => (candidates[i] ? plan.adopt.push({ op, ...candidates[i] }) : plan.clear.push(op)));
+    }
+}
+
+/** The account a pending create wrote to: a native resource's provider's own token and apiUrl,
+ *  else the stack's chatbot config, else the environment, as the providers resolve them. */
+function accountOf(r: ResourceState, p: PlanInput) {
+    const ref = typeof r.provider === "string" ? r.provider : "";
+    const at = ref.lastIndexOf("::");
+    const provider = p.deployment.resources?.find((x) => x.urn === ref.slice(0, at) && x.id === ref.slice(at + 2));
+    const given = plainValue(provider?.inputs ?? {}) as Plain;
+    const pick = (key: string) =>
+        typeof given[key] === "string" ? (given[key] as string) : p.fromConfig(`chatbot:${key}`);
+    try {
+        return resolveSettings(p.env, { token: pick("token"), apiUrl: pick("apiUrl") });
+    } catch (e) {
+        if (e instanceof SettingsError) throw new RecoverError(`${r.urn}: ${e.message}`);
+        throw e;
+    }
+}
+
+/** When the interrupted run began: the lock it took, else the end of the last run that finished
+ *  (history holds finished runs only); undefined if neither is known. */
+async function runStartedAt(
+    run: (args: string[], what: string) => Promise<string>,
+    onStack: string[],
+    lock: Lock | undefined,
+): Promise<number | undefined> {
+    if (lock && Number.isFinite(Date.parse(lock.startedAt))) return Date.parse(lock.startedAt);
+    const history = JSON.parse((await run(["stack", "history", "--json", ...onStack], "stack history")) || "[]") as {
+        endTime?: string;
+    }[];
+    const ends = history.map((h) => Date.parse(h.endTime ?? "")).filter(Number.isFinite);
+    return ends.length > 0 ? Math.max(...ends) : undefined;
+}
+
+/** The ids of this package's resources that any stack of the backend records (this stack's and
+ *  every other's): another stack's connection is never adopted. */
+async function ownedIds(
+    run: (args: string[], what: string) => Promise<string>,
+    project: string,
+    stack: string,
+    deployment: Deployment,
+): Promise<Set<string>> {
+    const owned = new Set(managedResources(JSON.stringify({ deployment }), `stack ${stack}`).map((r) => r.id));
+    const stacks = JSON.parse(await run(["stack", "ls", "--all", "--json"], "stack ls")) as { name: string }[];
+    for (const { name } of stacks) {
+        // `stack ls --all` names stacks of other projects `<org>/<project>/<stack>`, this project's by name.
+        if (name === stack || name.endsWith(`/${project}/${stack}`)) continue;
+        const text = await run(["stack", "export", "--stack", name], `stack export --stack ${name}`);
+        for (const r of managedResources(text, `stack ${name}`)) owned.add(r.id);
+    }
+    return owned;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+/** `deployment` with each adopted connection as a resource with its id and outputs (secrets as
+ *  secrets). A pending create that replaced a resource of the same URN marks the old one for
+ *  deletion, as the engine does when a replacement is made, so the next up deletes it. */
+function withAdopted(deployment: Deployment, plan: Plan): Deployment {
+    const out: ResourceState[] = (deployment.resources ?? []).map((r) => ({ ...r }));
+    for (const { op, id, outputs } of plan.adopt) {
+        const spec = specOf(op.resource) as AnySpec;
+        for (const old of out) if (old.urn === op.resource.urn && old.delete !== true) old.delete = true;
+        const secretKeys = keysWhere(spec, "secret");
+        const outs: Plain = {};
+        for (const [k, v] of Object.entries(outputs)) outs[k] = secretKeys.includes(k) ? secretOf(v) : v;
+        const provider = op.resource.inputs?.__provider;
+        if (provider !== undefined) outs.__provider = provider;
+        out.push({ ...op.resource, id, outputs: outs });
+    }
+    return { ...deployment, resources: out, pending_operations: [] };
+}
+
+function secretOf(v: unknown): Plain {
+    return { [SECRET_SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify(v) };
+}
+
+/** A value of `stack export --show-secrets` without its secret wrappers. */
+function plainValue(v: unknown): unknown {
+    if (Array.isArray(v)) return v.map(plainValue);
+    if (!isPlain(v)) return v;
+    if (v[SECRET_SIG_KEY] === SECRET_SIG && typeof v.plaintext === "string") return plainValue(JSON.parse(v.plaintext));
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plainValue(x)]));
+}
+
+/** Every secret string the deployment holds: kept out of what this command prints. */
+function secretsIn(v: unknown, inSecret = false): string[] {
+    if (typeof v === "string") return inSecret ? [v] : [];
+    if (Array.isArray(v)) return v.flatMap((x) => secretsIn(x, inSecret));
+    if (!isPlain(v)) return [];
+    if (v[SECRET_SIG_KEY] === SECRET_SIG && typeof v.plaintext === "string") {
+        return [v.plaintext, ...secretsIn(JSON.parse(v.plaintext), true)];
+    }
+    return Object.values(v).flatMap((x) => secretsIn(x, inSecret));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The lock
+
+interface Lock {
+    pid: number;
+    owner: string;
+    startedAt: string;
+    /** Taken on this machine. */
+    here: boolean;
+    /** Taken on this machine by a process that is no more. */
+    gone: boolean;
+}
+
+/**
+ * The lock of a file backend (pkg/backend/diy/lock.go: `.pulumi/locks/<stack's qualified name>/
+ * <id>.json`, holding pid, username, hostname and timestamp), or undefined. Other backends'
+ * locks cannot be read here: their commands say when the stack is locked.
+ */
+async function readLock(
+    io: RecoverIo,
+    run: (args: string[], what: string) => Promise<string>,
+    project: string,
+    stack: string,
+): Promise<Lock | undefined> {
+    const { url } = JSON.parse(await run(["whoami", "--json"], "whoami")) as { url?: string };
+    if (!url?.startsWith("file://")) return undefined;
+    const rest = url.slice("file://".length);
+    const root = rest.startsWith("~") ? path.join(os.homedir(), rest.slice(1)) : path.resolve(io.cwd, rest);
+    const name = stack.split("/").pop() ?? stack;
+    const dirs = [
+        path.join(root, ".pulumi", "locks", "organization", project, name),
+        path.join(root, ".pulumi", "locks", name),
+    ];
+    for (const dir of dirs) {
+        const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".json")) : [];
+        for (const file of files) {
+            const content = JSON.parse(fs.readFileSync(path.join(dir, file), "utf8")) as {
+                pid: number;
+                username: string;
+                hostname: string;
+                timestamp: string;
+            };
+            const here = content.hostname === os.hostname();
+            return {
+                pid: content.pid,
+                owner: `${content.username}@${content.hostname}`,
+                startedAt: content.timestamp,
+                here,
+                gone: here && !processAlive(content.pid),
+            };
+        }
+    }
+    return undefined;
+}
+
+function readProjectFile(cwd: string): string {
+    for (const file of ["Pulumi.yaml", "Pulumi.yml"]) {
+        if (fs.existsSync(path.join(cwd, file))) return fs.readFileSync(path.join(cwd, file), "utf8");
+    }
+    return "";
+}
+
+/** Whether `pid` is a running process (not a zombie) of this machine. */
+function processAlive(pid: number): boolean {
+    try {
+        process.kill(pid, 0);
+    } catch (e) {
+        return (e as NodeJS.ErrnoException).code === "EPERM";
+    }
+    try {
+        return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+    } catch {
+        return true;
+    }
+}
+
+/** The real command's I/O: `pulumi` from PATH, in the current folder. */
+export function processIo(): RecoverIo {
+    return {
+        stdout: (t) => process.stdout.write(t),
+        stderr: (t) => process.stderr.write(t),
+        env: process.env,
+        cwd: process.cwd(),
+        pulumi: (args, stdin) =>
+            new Promise((resolve) => {
+                const child = spawn("pulumi", args, { stdio: ["pipe", "pipe", "pipe"] });
+                let stdout = "";
+                let stderr = "";
+                child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+                child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+                child.on("error", (e) => resolve({ code: 127, stdout, stderr: `${stderr}${e.message}` }));
+                child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
+                child.stdin.end(stdin ?? "");
+            }),
+    };
+}
