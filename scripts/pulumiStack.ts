@@ -77,7 +77,7 @@ export interface ResourceV3 {
 
 export interface UntypedDeployment {
     version: number;
-    deployment: { resources?: ResourceV3[]; secrets_providers?: unknown };
+    deployment: { resources?: ResourceV3[]; secrets_providers?: unknown; pending_operations?: unknown[] };
 }
 
 /** A project folder in a temporary folder, with the repository's node_modules (where the packed

@@ -8,12 +8,15 @@
  */
 import { strict as assert } from "assert";
 import { execFile } from "child_process";
+import * as fs from "fs";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { emptySimulator, installedTesting, root, secondNodePass } from "./support";
 import {
     CONNECTION_TYPE,
     declareStack,
+    jsProjectYaml,
+    tempProject,
     LEGACY_TYPE,
     ok,
     OTHER_STORY,
@@ -127,9 +130,37 @@ async function killDuring(
     return { killedAfter };
 }
 
+/** Starts `pulumi up` and kills it once the simulator holds `requests` requests at once (with a
+ *  latency long enough that they are the creates); waits until they have landed. */
+async function killWhileInFlight(sim: ChatbotSimulator, stack: PulumiStack, requests: number): Promise<void> {
+    let pid: number | undefined;
+    let finished = false;
+    const done = stack.run("up", { onStart: (p) => (pid = p) });
+    void done.then(() => (finished = true));
+    const began = Date.now();
+    while (!finished && (pid === undefined || sim.inFlight < requests) && Date.now() - began < 30_000) {
+        await new Promise((r) => setTimeout(r, 5));
+    }
+    assert.ok(!finished && pid !== undefined, "the run ended before it could be killed");
+    process.kill(pid, "SIGKILL");
+    await done;
+    await sim.idle();
+}
+
+/** Whether the file backend still holds a lock for the stack. */
+function locked(stack: PulumiStack): boolean {
+    const locks = path.join(stack.scratch, "backend", ".pulumi", "locks");
+    return fs.existsSync(locks) && fs.readdirSync(locks, { recursive: true }).some((f) => String(f).endsWith(".json"));
+}
+
 /** What every recovered stack must show: each declared resource once in the API, the state equal
  *  to the API, no change to make, no pending operation, secrets sealed. */
-async function assertConverged(sim: ChatbotSimulator, stack: PulumiStack, want: Declared[]): Promise<void> {
+async function assertConverged(
+    sim: ChatbotSimulator,
+    stack: PulumiStack,
+    want: Declared[],
+    types = [CONNECTION_TYPE, LEGACY_TYPE],
+): Promise<void> {
     const up = ok(await stack.run("up"));
     assert.doesNotMatch(up.stdout + up.stderr, /pending operation/i);
     const apiNames = [
@@ -137,14 +168,15 @@ async function assertConverged(sim: ChatbotSimulator, stack: PulumiStack, want: 
         ...sim.listLegacyWebhooks().map((w) => `LegacyWebhook ${w.name} ${w.url}`),
     ].sort();
     const wantNames = want
-        .map((d) =>
-            d.kind === "WebhookConnection"
-                ? `WebhookConnection ${d.name} ${String(d.args?.storyId)} ${String(d.args?.url)}`
-                : `LegacyWebhook ${d.name} ${String(d.args?.url)}`,
-        )
+        .map((d) => {
+            const name = String(d.args?.name ?? d.name);
+            return d.kind === "WebhookConnection"
+                ? `WebhookConnection ${name} ${String(d.args?.storyId)} ${String(d.args?.url)}`
+                : `LegacyWebhook ${name} ${String(d.args?.url)}`;
+        })
         .sort();
     assert.deepEqual(apiNames, wantNames, "the API holds each declared connection exactly once, and nothing else");
-    const inState = (await stack.resources()).filter((r) => [CONNECTION_TYPE, LEGACY_TYPE].includes(r.type));
+    const inState = (await stack.resources()).filter((r) => types.includes(r.type));
     const apiIds = [...sim.listConnections().map((c) => c.id), ...sim.listLegacyWebhooks().map((w) => w.id)].sort();
     assert.deepEqual(inState.map((r) => r.id).sort(), apiIds, "the state records exactly what the API holds");
     const exported = await stack.export();
@@ -196,7 +228,7 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
         assert.equal(JSON.stringify(await stack.export(true)), before);
     });
 
-    it("up killed at 16 seeded moments while creates, updates, replaces and deletes are in flight: recovered, each connection once", async () => {
+    it("up killed at 12 seeded moments while creates, updates, replaces and deletes are in flight: recovered, each connection once", async () => {
         const random = seeded(20261125);
         const { stack, declare } = await newStack();
         sim.latencyMs = 150;
@@ -205,7 +237,7 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
         const moved = new Set<string>();
         const story = (name: string) => (moved.has(name) ? OTHER_STORY : STORY);
         const report: string[] = [];
-        for (let round = 0; round < Number(process.env.KILL_ROUNDS ?? 16); round++) {
+        for (let round = 0; round < Number(process.env.KILL_ROUNDS ?? 12); round++) {
             // Each round but the first changes the program: updates, replaces, deletes and creates.
             if (round > 0) {
                 version++;
@@ -254,6 +286,210 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
             assert.doesNotMatch(destroyed.stdout + destroyed.stderr, /pending operation/i);
             assert.equal(sim.listConnections().length + sim.listLegacyWebhooks().length, 0);
             assert.deepEqual(await stack.resources(), []);
+            sim.latencyMs = 0;
+            emptySimulator(sim);
+        }
+    });
+    /** One v2 connection's declaration with every kind of secret; `name` is the connection's. */
+    const full = (resource: string, name = resource, url = `https://hooks.example.com/${name}`): Declared => ({
+        kind: "WebhookConnection",
+        name: resource,
+        args: {
+            name,
+            storyId: STORY,
+            url,
+            token: { secretConfig: "hookToken" },
+            headers: { "X-Key": { secretConfig: "headerValue" } },
+            auth: { username: "bot", password: { secretConfig: "password" } },
+        },
+    });
+    const byHand = (name: string, url = `https://hooks.example.com/${name}`) =>
+        sim.addConnection({
+            story: { id: STORY, name: "Shop" },
+            name,
+            url,
+            token: HOOK_TOKEN,
+            headers: { "X-Key": HEADER_VALUE },
+            auth: { username: "bot", password: PASSWORD },
+        });
+
+    it("two pending creates with identical inputs: both adopted (they are interchangeable), none made again", async () => {
+        const { stack, declare } = await newStack();
+        const want = [full("twin-a", "twin"), full("twin-b", "twin")];
+        await declare(want);
+        sim.latencyMs = 1500;
+        await killWhileInFlight(sim, stack, 2);
+        sim.latencyMs = 0;
+        const made = sim.listConnections().map((c) => c.id);
+        assert.equal(made.length, 2, "the killed run made both");
+        const r = await recoverRun(stack);
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(r.stdout.match(/^adopt /gm)?.length, 2, r.stdout);
+        sim.resetRequests();
+        await assertConverged(sim, stack, want);
+        assert.deepEqual(
+            sim
+                .listConnections()
+                .map((c) => c.id)
+                .sort(),
+            made.sort(),
+        );
+        assert.equal(sim.requests.filter((q) => q.method === "POST").length, 0, "no create sent again");
+    });
+
+    it("a connection made by hand between the kill and the recovery: nothing changed, the candidates named; then --adopt chooses", async () => {
+        const { stack, declare } = await newStack();
+        await declare([full("solo")]);
+        sim.latencyMs = 1500;
+        await killWhileInFlight(sim, stack, 1);
+        sim.latencyMs = 0;
+        const [ours] = sim.listConnections();
+        const twin = byHand("solo"); // the same in every field
+        const other = byHand("solo", "https://elsewhere.example.com/solo"); // same name, another url
+        const before = JSON.stringify(await stack.export(true));
+        const r = await recoverRun(stack);
+        assert.equal(r.code, 3, `${r.stdout}${r.stderr}`);
+        assert.ok(r.stdout.includes(ours.id) && r.stdout.includes(twin.id), r.stdout);
+        assert.ok(!r.stdout.includes(other.id), "a connection whose fields differ is no candidate");
+        assert.match(r.stdout, /--adopt urn:pulumi:dev::declare::\S+::solo=<id>/);
+        assert.equal(JSON.stringify(await stack.export(true)), before, "nothing written");
+        assert.ok(locked(stack), "the lock is left until something is written");
+        const urn = /--adopt (\S+)=<id>/.exec(r.stdout)![1];
+        const chosen = await recoverRun(stack, ["--adopt", `${urn}=${ours.id}`]);
+        assert.equal(chosen.code, 0, chosen.stderr);
+        ok(await stack.run("up"));
+        const [solo] = await stack.resources(CONNECTION_TYPE);
+        assert.equal(solo.id, ours.id);
+        assert.deepEqual(
+            sim
+                .listConnections()
+                .map((c) => c.id)
+                .sort(),
+            [ours.id, twin.id, other.id].sort(),
+        );
+        assert.equal((await stack.run("preview", { expectNoChanges: true })).code, 0);
+    });
+
+    it("a connection another stack manages with the same fields is never adopted", async () => {
+        const { stack, declare } = await newStack();
+        const want = [full("shared")];
+        await declare(want);
+        // The interrupted create makes nothing: its POST is refused after the kill (a 400, which
+        // nothing sends again).
+        sim.inject({ method: "POST", fault: { status: 400 } });
+        sim.latencyMs = 1500;
+        await killWhileInFlight(sim, stack, 1);
+        sim.latencyMs = 0;
+        assert.equal(sim.listConnections().length, 0);
+        // Another stack of the same backend then makes one with the same fields.
+        const other = await PulumiStack.create({
+            projectDir: stack.projectDir,
+            stack: "other",
+            config: {
+                "chatbot:apiUrl": sim.url,
+                "chatbot:token": { secret: sim.token },
+                ...SECRET_CONFIG,
+                resources: JSON.stringify(want),
+            },
+            env: { PULUMI_BACKEND_URL: `file://${path.join(stack.scratch, "backend")}` },
+        });
+        disposers.push(() => other.dispose());
+        ok(await other.run("up"));
+        const [theirs] = sim.listConnections();
+        const r = await recoverRun(stack);
+        assert.equal(r.code, 0, r.stderr);
+        assert.match(r.stdout, /^clear .*::shared: its create made nothing/m);
+        ok(await stack.run("up"));
+        const ids = sim.listConnections().map((c) => c.id);
+        assert.equal(ids.length, 2, "one for each stack");
+        assert.deepEqual(
+            (await other.resources(CONNECTION_TYPE)).map((x) => x.id),
+            [theirs.id],
+        );
+        const [mine] = await stack.resources(CONNECTION_TYPE);
+        assert.notEqual(mine.id, theirs.id);
+        assert.equal((await stack.run("preview", { expectNoChanges: true })).code, 0);
+    });
+
+    it("an API that fails while recovering: nothing written; once it answers, recovered", async () => {
+        const { stack, declare } = await newStack();
+        const want = [full("f1"), full("f2"), full("f3")];
+        await declare(want);
+        sim.latencyMs = 1500;
+        await killWhileInFlight(sim, stack, 3);
+        sim.latencyMs = 0;
+        const before = JSON.stringify(await stack.export(true));
+        sim.inject({ method: "GET", fault: { status: 500 }, times: 1000 });
+        const r = await recoverRun(stack);
+        sim.clearFaults();
+        assert.equal(r.code, 2, `${r.stdout}${r.stderr}`);
+        assert.match(r.stderr, /Nothing was changed/);
+        for (const s of SECRETS) assert.ok(!(r.stdout + r.stderr).includes(s));
+        assert.equal(JSON.stringify(await stack.export(true)), before, "nothing half-written");
+        const again = await recoverRun(stack);
+        assert.equal(again.code, 0, again.stderr);
+        await assertConverged(sim, stack, want);
+    });
+
+    it("a run that is still going keeps its lock: recover refuses and changes nothing", async () => {
+        const { stack, declare } = await newStack();
+        await declare([full("busy")]);
+        sim.latencyMs = 3000;
+        let finished = false;
+        const running = stack.run("up");
+        void running.then(() => (finished = true));
+        const began = Date.now();
+        while (sim.inFlight < 1 && Date.now() - began < 30_000) await new Promise((res) => setTimeout(res, 5));
+        const r = await recoverRun(stack, ["--cancel-lock"]);
+        assert.ok(!finished, "the run was still going");
+        assert.equal(r.code, 1, `${r.stdout}${r.stderr}`);
+        assert.match(r.stderr, /still running on this machine/);
+        ok(await running);
+        sim.latencyMs = 0;
+        assert.equal(sim.listConnections().length, 1);
+        assert.equal((await stack.run("preview", { expectNoChanges: true })).code, 0);
+    });
+
+    it("the native plugin: up killed at 3 seeded moments and destroy at 2, recovered", async () => {
+        const random = seeded(42);
+        const declareJs = fs
+            .readFileSync(path.join(__dirname, "programs", "declare.js"), "utf8")
+            .replace('require("pulumi-chatbot")', 'require("pulumi-chatbot/native")');
+        const project = tempProject("native-killed", {
+            "Pulumi.yaml":
+                jsProjectYaml("nativekilled") +
+                `plugins:\n  providers:\n    - name: chatbot\n      path: ${path.join(root, "node_modules", "pulumi-chatbot", "plugin")}\n`,
+            "index.js": declareJs,
+        });
+        disposers.push(() => fs.rmSync(path.dirname(project), { recursive: true, force: true }));
+        const types = ["chatbot:index:WebhookConnection", "chatbot:index:LegacyWebhook"];
+        for (let round = 0; round < 3; round++) {
+            const stack = await PulumiStack.create({
+                projectDir: project,
+                stack: `n${round}`,
+                config: { "chatbot:apiUrl": sim.url, "chatbot:token": { secret: sim.token }, ...SECRET_CONFIG },
+                env: { CHATBOT_RETRY_BASE_MS: "5" },
+            });
+            disposers.push(() => stack.dispose());
+            const want = declared(
+                Array.from({ length: 20 }, (_, i) => `n${i}`),
+                round,
+                () => STORY,
+            );
+            await stack.setConfig({ resources: JSON.stringify(want) });
+            sim.latencyMs = 150;
+            await killDuring(sim, stack, "up", 1 + Math.floor(random() * 18));
+            const r = await recoverRun(stack);
+            assert.equal(r.code, 0, `recover failed:\n${r.stdout}${r.stderr}`);
+            await assertConverged(sim, stack, want, types);
+            if (round < 2) {
+                await killDuring(sim, stack, "destroy", 1 + Math.floor(random() * 15));
+                const d = await recoverRun(stack);
+                assert.equal(d.code, 0, `recover failed:\n${d.stdout}${d.stderr}`);
+                const destroyed = ok(await stack.run("destroy"));
+                assert.doesNotMatch(destroyed.stdout + destroyed.stderr, /pending operation/i);
+                assert.deepEqual(await stack.resources(), []);
+            }
             sim.latencyMs = 0;
             emptySimulator(sim);
         }

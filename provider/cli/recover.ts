@@ -101,8 +101,10 @@ class RecoverError extends Error {
 }
 
 export async function recover(argv: string[], io: RecoverIo): Promise<number> {
+    /** Secret values the state and config hold: kept out of what other commands print (this
+     *  command's own lines hold ids and URNs, never values, and are printed as they are). */
     let secrets: string[] = [];
-    const say = (text: string) => io.stdout(redact(text, secrets));
+    const say = (text: string) => io.stdout(text);
     try {
         const { values } = parseArgs({
             args: argv,
