@@ -143,7 +143,8 @@ export async function recover(argv: string[], io: RecoverIo): Promise<number> {
         const onStack = ["--stack", stack];
 
         // 1. The lock, read first: a run that is still going must not be raced.
-        const lock = await readLock(io, run, project, stack);
+        const found = await readLock(io, run, project, stack);
+        const lock = found === "unreadable" ? undefined : found;
         if (lock && !lock.gone && !values["cancel-lock"]) {
             throw new RecoverError(
                 `The stack ${stack} is locked by a pulumi run of ${lock.owner} (pid ${lock.pid}), started at ${lock.startedAt}, ` +
@@ -226,6 +227,12 @@ export async function recover(argv: string[], io: RecoverIo): Promise<number> {
         if (lock) {
             await run(["cancel", "--yes", ...onStack], "cancel");
             say(`removed the lock of the run of ${lock.owner} (pid ${lock.pid}) started at ${lock.startedAt}\n`);
+        } else if (found === "unreadable" && values["cancel-lock"] && pending.length > 0) {
+            // A bucket or Pulumi Cloud: its lock cannot be read, and the caller vouched no run is going.
+            await run(["cancel", "--yes", ...onStack], "cancel");
+            say(
+                "ran `pulumi cancel`: the backend's lock cannot be read here, and --cancel-lock says no run is going\n",
+            );
         }
         if (pending.length > 0) {
             const repaired = { ...exported, deployment: withAdopted(deployment, plan) };
@@ -454,16 +461,16 @@ interface Lock {
 /**
  * The lock of a file backend (pkg/backend/diy/lock.go: `.pulumi/locks/<stack's qualified name>/
  * <id>.json`, holding pid, username, hostname and timestamp), or undefined. Other backends'
- * locks cannot be read here: their commands say when the stack is locked.
+ * locks cannot be read here ("unreadable"): their commands say when the stack is locked.
  */
 async function readLock(
     io: RecoverIo,
     run: (args: string[], what: string) => Promise<string>,
     project: string,
     stack: string,
-): Promise<Lock | undefined> {
+): Promise<Lock | "unreadable" | undefined> {
     const { url } = JSON.parse(await run(["whoami", "--json"], "whoami")) as { url?: string };
-    if (!url?.startsWith("file://")) return undefined;
+    if (!url?.startsWith("file://")) return "unreadable";
     const rest = url.slice("file://".length);
     const root = rest.startsWith("~") ? path.join(os.homedir(), rest.slice(1)) : path.resolve(io.cwd, rest);
     const name = stack.split("/").pop() ?? stack;
