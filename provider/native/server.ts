@@ -16,6 +16,7 @@
  */
 import * as path from "path";
 import { configureFromStack } from "../config";
+import { exitWhenEngineGone } from "../engineWatch";
 import { resources } from "../resources/registry";
 import {
     asSecret,
@@ -288,6 +289,7 @@ export const service = {
 
 /** Serves on a loopback port and prints it, as the engine expects of a plugin. */
 export async function main(): Promise<void> {
+    exitWhenEngineGone(); // a write must not outlive the engine that asked for it
     const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
     server.addService(providerRpc.ResourceProviderService, service);
     const port = await new Promise<number>((resolve, reject) =>

@@ -7,6 +7,7 @@
  * ./writes.ts; the client (../client/) knows how to send, retry and wait.
  */
 import { apiClient, configureFromStack } from "../config";
+import { exitWhenEngineGone } from "../engineWatch";
 import { inputsSchema } from "../schema/fields";
 import { validate, type CheckFailure } from "../schema/validate";
 import {
@@ -42,6 +43,9 @@ export interface DynamicProvider {
 export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
     spec: ResourceSpec<I, O, R, L>,
 ): DynamicProvider {
+    // In the plugin this runs when the provider's module is loaded, at the engine's first call
+    // (check, diff, create, ...): from then on the plugin ends as soon as the engine is gone.
+    exitWhenEngineGone();
     const { noun } = spec;
     const inputKeys = inputKeysOf(spec);
     const secretKeys = keysWhere(spec, "secret");
@@ -69,9 +73,11 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
         ...pick(d, inputKeys),
     });
 
+    /** A list's answer may quote anything back in an error: `d`'s secrets are kept out of it too. */
     const list = (d: I) =>
         apiClient().request("GET", spec.path, {
             operation: `list ${noun}s to look for "${String(d.name)}"`,
+            secrets: secretsOf(d),
             schema: spec.schemas.list,
         });
 

@@ -8,7 +8,8 @@
 // constructArguments). What it leaves out: plugin discovery from node_modules (GetRequiredPackages
 // answers UNIMPLEMENTED, which the CLI takes as "none": the only plugin these programs use is the
 // bundled pulumi-nodejs), dependency installation, SDK generation, synchronous invokes and
-// debugging.
+// debugging. What it adds: when the engine is gone (its CLI killed), it ends the program it runs
+// and exits within a second, not at the next of the 5-minute health checks plugins use.
 package main
 
 import (
@@ -16,13 +17,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/config"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/util/cmdutil"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
@@ -33,6 +39,18 @@ import (
 // The runner's exit code for "the error was already shown to the user" (cmd/run/index.js).
 const exitAfterUserActionableMessage = 32
 
+const (
+	// How often the host looks whether it was re-parented (see watchParent).
+	parentCheckInterval = 500 * time.Millisecond
+	// How often it asks the engine whether it is alive. Plugins ask every 5 minutes
+	// (sdk/go/pulumi/provider/main.go); where neither stdin nor the parent tells (a process is
+	// never re-parented on Windows), a program must not run on for that long after its engine.
+	healthCheckInterval = 2 * time.Second
+	// How long programs get to end after an interrupt the host passes on, before they are killed:
+	// less than the 5 s the CLI gives the host itself (pkg/resource/plugin/plugin.go, ExecPlugin).
+	interruptGrace = 3 * time.Second
+)
+
 func main() {
 	// The CLI starts a host as `pulumi-language-nodejs [flags] <engine address>`.
 	var engineAddress string
@@ -41,23 +59,24 @@ func main() {
 			engineAddress = arg
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	programs := &programs{running: map[*exec.Cmd]struct{}{}}
 	if engineAddress != "" {
-		// Exit when the engine goes away, as every plugin does.
-		if err := rpcutil.Healthcheck(ctx, engineAddress, 5*time.Minute, cancel); err != nil {
+		// When the engine is gone, nothing waits for the program: end it, and exit.
+		engineGone, gone := context.WithCancel(context.Background())
+		if err := rpcutil.Healthcheck(engineGone, engineAddress, healthCheckInterval, gone); err != nil {
 			fail(fmt.Errorf("could not start the health check: %w", err))
 		}
+		watchParent(gone)
+		watchStdin(gone)
+		go func() {
+			<-engineGone.Done()
+			programs.stop(0)
+		}()
 	}
-	stop := make(chan bool)
-	go func() {
-		<-ctx.Done()
-		close(stop)
-	}()
+	programs.stopOnSignal()
 	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
-		Cancel: stop,
 		Init: func(srv *grpc.Server) error {
-			pulumirpc.RegisterLanguageRuntimeServer(srv, &host{engineAddress: engineAddress})
+			pulumirpc.RegisterLanguageRuntimeServer(srv, &host{engineAddress: engineAddress, programs: programs})
 			return nil
 		},
 	})
@@ -76,9 +95,122 @@ func fail(err error) {
 	os.Exit(1)
 }
 
+// watchParent calls gone once the host is re-parented: the CLI that started it as its child
+// (pkg/resource/plugin/plugin.go, ExecPlugin) has died.
+func watchParent(gone context.CancelFunc) {
+	parent := os.Getppid()
+	go func() {
+		ticker := time.NewTicker(parentCheckInterval)
+		defer ticker.Stop()
+		for range ticker.C {
+			if os.Getppid() != parent {
+				gone()
+				return
+			}
+		}
+	}()
+}
+
+// watchStdin calls gone once stdin ends: the CLI starts a plugin with a pipe on its stdin that only
+// the CLI holds (ExecPlugin, StdinPipe), so it ends when the CLI does. Nothing is sent on it. A
+// terminal or a file on stdin (a host started by hand) is not watched.
+func watchStdin(gone context.CancelFunc) {
+	info, err := os.Stdin.Stat()
+	if err != nil || info.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
+		return
+	}
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		gone()
+	}()
+}
+
+// programs are the programs the host runs now, each the leader of a process group of its own.
+type programs struct {
+	mu       sync.Mutex
+	running  map[*exec.Cmd]struct{}
+	stopping bool
+}
+
+// run runs cmd to its end, unless the host is stopping.
+func (p *programs) run(cmd *exec.Cmd) error {
+	p.mu.Lock()
+	if p.stopping {
+		p.mu.Unlock()
+		return errors.New("the language host is stopping")
+	}
+	// A group of its own, so that ending the program ends what it started too (cmdutil's
+	// child_unix.go; a new process group on Windows).
+	cmdutil.RegisterProcessGroup(cmd)
+	cmd.Cancel = func() error { return killProgram(cmd.Process) }
+	err := cmd.Start()
+	if err == nil {
+		p.running[cmd] = struct{}{}
+	}
+	p.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	err = cmd.Wait()
+	p.mu.Lock()
+	delete(p.running, cmd)
+	p.mu.Unlock()
+	return err
+}
+
+// stop starts no more programs, gives the running ones `grace` to end, kills what is left, and
+// exits the host.
+func (p *programs) stop(grace time.Duration) {
+	p.mu.Lock()
+	p.stopping = true
+	p.mu.Unlock()
+	for deadline := time.Now().Add(grace); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		p.mu.Lock()
+		left := len(p.running)
+		p.mu.Unlock()
+		if left == 0 {
+			break
+		}
+	}
+	p.mu.Lock()
+	for cmd := range p.running {
+		_ = killProgram(cmd.Process)
+	}
+	os.Exit(1)
+}
+
+// stopOnSignal: the CLI stops a plugin by interrupting its process group, and kills the group if
+// it is still there 5 s later (ExecPlugin's kill). The programs are in groups of their own, so the
+// host passes the interrupt on to them and stops.
+func (p *programs) stopOnSignal() {
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-signals
+		p.mu.Lock()
+		p.stopping = true
+		for cmd := range p.running {
+			cmdutil.InterruptChildren(cmd.Process.Pid)
+		}
+		p.mu.Unlock()
+		p.stop(interruptGrace)
+	}()
+}
+
+// killProgram ends a program and what it started: its process group on Unix (cmdutil.KillChildren
+// signals the group), its children on Windows, then the program itself.
+func killProgram(program *os.Process) error {
+	_ = cmdutil.KillChildren(program.Pid)
+	if err := program.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return err
+	}
+	return nil
+}
+
 type host struct {
 	pulumirpc.UnimplementedLanguageRuntimeServer
 	engineAddress string
+	programs      *programs
 }
 
 func (h *host) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
@@ -157,7 +289,7 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	cmd.Stdout = os.Stdout
 	cmd.Stderr = os.Stderr
 	cmd.WaitDelay = 5 * time.Second
-	err = cmd.Run()
+	err = h.programs.run(cmd)
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
