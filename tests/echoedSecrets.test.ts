@@ -421,6 +421,26 @@ describe("echoed secrets: through the provider (in process)", () => {
             });
         }
 
+        it(`${kit.title}: the list a create reads to look for what it made, failing and quoting every secret`, async () => {
+            // v2: the list after an uncertain POST (a gateway's 502); legacy: the list before the POST.
+            sim.inject({ method: "POST", path: kit.list, fault: fault(502, false, "bad gateway") });
+            sim.inject({
+                method: "GET",
+                path: kit.list,
+                fault: fault(400, true, `refused: ${ALL_SECRETS.join(", ")}`),
+                times: 100,
+            });
+            const hook = new ResourceSteps(provider);
+            await assert.rejects(hook.up(kit.inputs()), (e: unknown) => {
+                assert.ok(
+                    sim.requests.some((r) => r.method === "GET" && kit.list.test(r.path) && r.status === 400),
+                    "the list answered with the echo",
+                );
+                assertRedacted(e, ALL_SECRETS, "the create's list");
+                return true;
+            });
+        });
+
         it(`${kit.title}: a refused create, an update's partial failure, a refresh and a delete whose answers quote every secret`, async () => {
             const says = `refused: ${ALL_SECRETS.join(", ")}`;
             const marks = ALL_SECRETS.length;

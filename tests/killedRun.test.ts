@@ -228,6 +228,29 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
         assert.equal(JSON.stringify(await stack.export(true)), before);
     });
 
+    it("a state metadata file the kill left empty (every command fails: EOF) is removed, and nothing else changes", async () => {
+        const { stack, declare } = await newStack();
+        await declare(declared(["a"], 1, () => STORY));
+        ok(await stack.run("up"));
+        const before = JSON.stringify(await stack.export(true));
+        const stacks = path.join(stack.scratch, "backend", ".pulumi", "stacks");
+        const sidecar = fs
+            .readdirSync(stacks, { recursive: true })
+            .map(String)
+            .find((f) => f.endsWith(`${path.sep}dev.json.attrs`) || f === "dev.json.attrs");
+        assert.ok(sidecar, "the file backend writes a sidecar beside the checkpoint");
+        // What a SIGKILL inside fileblob's setAttrs leaves (seen in the kill matrix below).
+        fs.writeFileSync(path.join(stacks, sidecar), "");
+        const broken = await stack.pulumi(["stack", "export"]);
+        assert.notEqual(broken.code, 0);
+        assert.match(broken.stderr, /failed to load checkpoint: EOF/);
+        const r = await recoverRun(stack);
+        assert.equal(r.code, 0, r.stderr);
+        assert.match(r.stdout, /removed dev\.json\.attrs/);
+        assert.equal(JSON.stringify(await stack.export(true)), before);
+        assert.equal((await stack.run("preview", { expectNoChanges: true })).code, 0);
+    });
+
     it("up killed at 12 seeded moments while creates, updates, replaces and deletes are in flight: recovered, each connection once", async () => {
         const random = seeded(20261125);
         const { stack, declare } = await newStack();

@@ -143,7 +143,8 @@ export async function recover(argv: string[], io: RecoverIo): Promise<number> {
         const onStack = ["--stack", stack];
 
         // 1. The lock, read first: a run that is still going must not be raced.
-        const found = await readLock(io, run, project, stack);
+        const root = await fileBackendRoot(io, run);
+        const found = root === undefined ? "unreadable" : readLock(root, project, stack);
         const lock = found === "unreadable" ? undefined : found;
         if (lock && !lock.gone && !values["cancel-lock"]) {
             throw new RecoverError(
@@ -159,6 +160,13 @@ export async function recover(argv: string[], io: RecoverIo): Promise<number> {
             throw new RecoverError(
                 `The stack ${stack} is locked by a pulumi run (pid ${lock.pid}) still running on this machine: wait for it to end; --cancel-lock does not remove the lock of a live process.`,
                 RECOVER_EXIT.locked,
+            );
+        }
+
+        // The one write before reading: without it the state cannot be read at all.
+        for (const file of root === undefined ? [] : repairSidecars(root, project, stack)) {
+            say(
+                `removed ${file}: a metadata file of the state that the kill left cut short (the state itself is whole)\n`,
             );
         }
 
@@ -458,21 +466,51 @@ interface Lock {
     gone: boolean;
 }
 
+/** The folder of a file backend (`pulumi whoami` names the backend), else undefined. */
+async function fileBackendRoot(
+    io: RecoverIo,
+    run: (args: string[], what: string) => Promise<string>,
+): Promise<string | undefined> {
+    const { url } = JSON.parse(await run(["whoami", "--json"], "whoami")) as { url?: string };
+    if (!url?.startsWith("file://")) return undefined;
+    const rest = url.slice("file://".length);
+    return rest.startsWith("~") ? path.join(os.homedir(), rest.slice(1)) : path.resolve(io.cwd, rest);
+}
+
+/**
+ * Removes the stack's metadata files (`<checkpoint>.attrs`) that a kill left empty or cut short,
+ * and says which. A file backend writes each file through gocloud.dev's fileblob, which writes the
+ * data to a temporary file and renames it (atomic), but truncates and rewrites the `.attrs`
+ * sidecar in place first (fileblob's setAttrs): a kill there leaves it empty, and every command
+ * then fails with "failed to load checkpoint: EOF" (seen here). A missing sidecar is read as
+ * none (fileblob's getAttrs), so removing a broken one loses nothing.
+ */
+function repairSidecars(root: string, project: string, stack: string): string[] {
+    const name = stack.split("/").pop() ?? stack;
+    // `.pulumi/stacks/<project>/` (pkg/backend/diy: project-scoped stacks), or the legacy layout.
+    const dirs = [path.join(root, ".pulumi", "stacks", project), path.join(root, ".pulumi", "stacks")];
+    const removed: string[] = [];
+    for (const dir of dirs) {
+        if (!fs.existsSync(dir)) continue;
+        for (const file of fs.readdirSync(dir).filter((f) => f.startsWith(`${name}.json`) && f.endsWith(".attrs"))) {
+            const at = path.join(dir, file);
+            try {
+                JSON.parse(fs.readFileSync(at, "utf8"));
+            } catch {
+                fs.rmSync(at, { force: true });
+                removed.push(file);
+            }
+        }
+    }
+    return removed;
+}
+
 /**
  * The lock of a file backend (pkg/backend/diy/lock.go: `.pulumi/locks/<stack's qualified name>/
  * <id>.json`, holding pid, username, hostname and timestamp), or undefined. Other backends'
  * locks cannot be read here ("unreadable"): their commands say when the stack is locked.
  */
-async function readLock(
-    io: RecoverIo,
-    run: (args: string[], what: string) => Promise<string>,
-    project: string,
-    stack: string,
-): Promise<Lock | "unreadable" | undefined> {
-    const { url } = JSON.parse(await run(["whoami", "--json"], "whoami")) as { url?: string };
-    if (!url?.startsWith("file://")) return "unreadable";
-    const rest = url.slice("file://".length);
-    const root = rest.startsWith("~") ? path.join(os.homedir(), rest.slice(1)) : path.resolve(io.cwd, rest);
+function readLock(root: string, project: string, stack: string): Lock | undefined {
     const name = stack.split("/").pop() ?? stack;
     const dirs = [
         path.join(root, ".pulumi", "locks", "organization", project, name),
