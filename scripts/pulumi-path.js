@@ -11,7 +11,11 @@
  *   release archives (it runs @pulumi/pulumi/cmd/dynamic-provider of the program's node_modules).
  *   Pulumi YAML's language host (tools/pulumi-yaml: github.com/pulumi/pulumi-yaml v1.25.0, in its
  *   own module because it pins pulumi v3.206.0, which the CLI's packages do not build with) goes
- *   there too, for the native provider's second-language program.
+ *   there too, for the native provider's second-language program. Every other host of
+ *   tools/pulumi/cmd is built there as well (one folder each: Python's, ...); beside the Python
+ *   host goes `pulumi-language-python-exec`, the SDK's program runner that host starts, copied
+ *   from the pinned github.com/pulumi/pulumi/sdk/v3 module (python/cmd), as in Pulumi's release
+ *   archives.
  *   The build is as pulumi/pulumi's .goreleaser.yml makes it: CGO off, -trimpath, the version set
  *   by -ldflags (the Automation API refuses a CLI without one), tags osusergo and grpcnotrace.
  *
@@ -61,7 +65,8 @@ function sourceStamp() {
         hash.update(fs.readFileSync(path.join(toolsDir, file)));
     }
     for (const file of ["go.mod", "go.sum"]) hash.update(fs.readFileSync(path.join(yamlDir, file)));
-    hash.update(DYNAMIC_PROVIDER_SCRIPT);
+    // This script itself: what it puts beside the CLI is part of the build.
+    hash.update(fs.readFileSync(path.join(__dirname, "pulumi-path.js")));
     return hash.digest("hex");
 }
 
@@ -91,7 +96,7 @@ function buildPinned() {
     if (!go) throw new Error(`No pulumi on PATH, and no Go toolchain to build the pinned one. ${INSTALL_HINT}`);
     fs.mkdirSync(binDir, { recursive: true });
     process.stderr.write(
-        `Building the pulumi CLI ${version}, its Node.js language host (tools/pulumi) and Pulumi YAML's (tools/pulumi-yaml) into .pulumi-cli/${version} ` +
+        `Building the pulumi CLI ${version}, the language hosts of tools/pulumi/cmd and Pulumi YAML's (tools/pulumi-yaml) into .pulumi-cli/${version} ` +
             "(the first build takes several minutes; later ones reuse the Go build cache)...\n",
     );
     const started = Date.now();
@@ -129,6 +134,19 @@ function buildPinned() {
         "./cmd/...",
     ]);
     build(yamlDir, "-w -s", ["github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml"]);
+    if (fs.existsSync(path.join(binDir, "pulumi-language-python"))) {
+        // The Python host runs programs with the SDK's own runner, taken from the pinned module.
+        const sdkDir = execFileSync(go, ["list", "-m", "-f", "{{.Dir}}", "github.com/pulumi/pulumi/sdk/v3"], {
+            cwd: toolsDir,
+            encoding: "utf8",
+            env: { ...process.env, GOFLAGS: `${process.env.GOFLAGS ?? ""} -mod=readonly`.trim() },
+        }).trim();
+        const runner = path.join(binDir, "pulumi-language-python-exec");
+        fs.rmSync(runner, { force: true });
+        fs.writeFileSync(runner, fs.readFileSync(path.join(sdkDir, "python", "cmd", "pulumi-language-python-exec")), {
+            mode: 0o755,
+        });
+    }
     const plugin = path.join(binDir, "pulumi-resource-pulumi-nodejs");
     fs.writeFileSync(plugin, DYNAMIC_PROVIDER_SCRIPT, { mode: 0o755 });
     const shown = execFileSync(pulumi, ["version"], {

@@ -1,13 +1,34 @@
 /**
  * The Pulumi package schema of the native provider (`pulumi package get-schema`), generated from
  * the registry's specs: each resource's table of fields gives its inputs (type, required, secret,
- * replace on change), its `outputTypes` the rest. Nothing here is written per resource.
+ * replace on change) and their descriptions (what the field holds, its facts, and what its check
+ * refuses, in the check's own words), its `outputTypes` the rest. Nothing here is written per
+ * resource. The SDKs of other languages are generated from it (`npm run gen-sdk`, into sdk/), so
+ * it also carries what those generators read: each language's package names.
  */
+import { configKeys, DEFAULT_API_URL, envVars } from "../config";
 import { resources } from "../resources/registry";
 import { ADOPT_KEY, type Field, type FieldKind, type OutputType } from "../resources/spec";
+import { validate } from "../schema/validate";
 
 export const PACKAGE = "chatbot";
 const VERSION: string = (require("../../package.json") as { version: string }).version;
+
+/**
+ * Where the engine downloads the plugin from when a program's SDK asks for a version it does not
+ * have. A PLACEHOLDER: no release host is published yet, and the `.invalid` domain never resolves,
+ * so a download fails at once instead of fetching from somewhere unintended. Until there is a
+ * host, install the plugin with `pulumi plugin install resource chatbot <version> --file <archive>`
+ * (`npm run plugin`) or list it under `plugins.providers` in Pulumi.yaml. Replace this (and run
+ * `npm run gen-sdk`) when a release host exists. No `${VERSION}` in it: `pulumi import` writes
+ * the URL into the PCL program it generates code from, where that reads as a variable and the
+ * Python or Go code is not generated (CLI v3.274.1); the engine appends the archive's name,
+ * `pulumi-resource-chatbot-v<version>-<os>-<arch>.tar.gz`, to the URL.
+ */
+export const PLUGIN_DOWNLOAD_URL = "https://plugin-download-url-placeholder.invalid/pulumi-chatbot";
+
+/** The Go SDK's import path (`npm run gen-sdk` writes it to sdk/go, a module of its own). */
+export const GO_IMPORT_BASE_PATH = "github.com/pulumi-chatbot/sdk/go/chatbot";
 
 /** The token of a resource or type of this package: `chatbot:index:WebhookConnection`. */
 export const token = (name: string) => `${PACKAGE}:index:${name}`;
@@ -33,6 +54,76 @@ function fieldType(kind: FieldKind): Property {
     }
 }
 
+/** What a field of each kind holds, and which part of it is secret when the field is. */
+const KIND_TEXT: Record<FieldKind, { holds: string; secret: string }> = {
+    text: { holds: "A string.", secret: "Secret." },
+    headerRecord: { holds: "HTTP header names to values.", secret: "Secret: each value." },
+    headerList: { holds: "HTTP headers, each `{ name, value }`, sent in order.", secret: "Secret: each value." },
+    basicAuth: { holds: "Basic authorization: `{ username, password }`.", secret: "Secret: the password." },
+};
+
+/**
+ * Values that break each rule a check of this kind can have; what the check answers names the
+ * rule and its limit ("must be 1 to 128 characters"). The first of a pair says which part the
+ * answer is about.
+ */
+const PROBES: Record<FieldKind, Array<[string, unknown]>> = {
+    text: [
+        ["", ""],
+        ["", "x"],
+        ["", "http://127.0.0.1/"],
+    ],
+    headerRecord: [
+        ["", {}],
+        ["each name", { "bad name": "v" }],
+        ["each value", { "X-Probe": "a\nb" }],
+    ],
+    headerList: [
+        ["", []],
+        ["each name", [{ name: "", value: "v" }]],
+        ["each name", [{ name: "bad name", value: "v" }]],
+        ["each value", [{ name: "X-Probe", value: "" }]],
+        ["each value", [{ name: "X-Probe", value: "a\nb" }]],
+    ],
+    basicAuth: [
+        ["the username", { username: "", password: "p" }],
+        ["the password", { username: "u", password: "" }],
+    ],
+};
+
+/** What a field's check refuses, in the check's own words: `each name must be 1 to 128 characters`. */
+function rules(field: Field<unknown>): string[] {
+    const found: string[] = [];
+    for (const [part, probe] of PROBES[field.kind]) {
+        const result = validate(field.check, probe);
+        if (result.ok) continue;
+        for (const failure of result.failures) {
+            const message = failure.property ? failure.reason.slice(failure.property.length + 2) : failure.reason;
+            const rule = part ? `${part} ${message}` : message;
+            if (!found.includes(rule)) found.push(rule);
+        }
+    }
+    return found;
+}
+
+/** A field's description, from its facts alone. */
+function describeField(key: string, field: Field<unknown>): string {
+    const parts = [KIND_TEXT[field.kind].holds];
+    if (key === "name") parts.push("Default: the resource's name.");
+    else parts.push(field.required ? "Required." : "Optional.");
+    if (field.secret) parts.push(KIND_TEXT[field.kind].secret);
+    if (field.replaces) parts.push("Changing it replaces the resource: the API cannot change it in place.");
+    const refused = rules(field);
+    if (refused.length > 0) parts.push(`Checked at preview: ${refused.join("; ")}.`);
+    return parts.join(" ");
+}
+
+function describeOutput(t: OutputType): string {
+    if (t === "string or null") return "Read from ChatBot; null when there is none.";
+    if (t === "string") return "Read from ChatBot.";
+    return `Read from ChatBot: \`{ ${t.properties.join(", ")} }\`.`;
+}
+
 function objectType(properties: ReadonlyArray<string>, secret?: string): Property {
     return {
         type: "object",
@@ -42,6 +133,24 @@ function objectType(properties: ReadonlyArray<string>, secret?: string): Propert
         required: [...properties],
     };
 }
+
+/** The provider's settings: an explicit provider's arguments, or the default provider's stack
+ *  config (`chatbot:token`, `chatbot:apiUrl`); the environment fills what is not given. */
+export const SETTINGS = {
+    token: {
+        type: "string",
+        secret: true,
+        description:
+            "The ChatBot developer access token: which account. Secret. Where none is given, the " +
+            `${envVars.token} environment variable.`,
+    },
+    apiUrl: {
+        type: "string",
+        description:
+            `The ChatBot API address. Where none is given, the ${envVars.apiUrl} environment variable, else ` +
+            `${DEFAULT_API_URL}.`,
+    },
+} as const satisfies Record<keyof typeof configKeys, Property>;
 
 /** The whole schema, as `GetSchema` returns it. */
 export function packageSchema(): Record<string, unknown> {
@@ -59,17 +168,20 @@ export function packageSchema(): Record<string, unknown> {
         for (const [key, field] of fields) {
             inputs[key] = {
                 ...fieldType(field.kind),
+                description: describeField(key, field),
                 ...(field.secret ? { secret: true } : {}),
                 ...(field.replaces ? { willReplaceOnChanges: true } : {}),
             };
         }
         const outputs: Record<string, Property> = { ...inputs };
         for (const [key, t] of Object.entries(spec.outputTypes as Record<string, OutputType>)) {
-            outputs[key] = outputType(t);
+            outputs[key] = { ...outputType(t), description: describeOutput(t) };
         }
         inputs[ADOPT_KEY] = {
             type: "string",
-            description: `The id of an existing ${spec.noun} to adopt on create, instead of making one.`,
+            description:
+                `The id of an existing ${spec.noun} to adopt on create, instead of making one: the first up reads ` +
+                "it and updates it where it differs. Ignored once the resource is managed.",
         };
         // `name` defaults to the resource's name, as the dynamic provider's does.
         const requiredInputs = fields.filter(([key, f]) => f.required && key !== "name").map(([key]) => key);
@@ -86,21 +198,40 @@ export function packageSchema(): Record<string, unknown> {
             ],
         };
     }
-    const settings = {
-        token: { type: "string", secret: true, description: "The ChatBot developer access token." },
-        apiUrl: { type: "string", description: "The ChatBot API address (default https://api.chatbot.com)." },
-    };
     return {
         name: PACKAGE,
         displayName: "ChatBot",
         version: VERSION,
         description: "ChatBot (chatbot.com) webhook connections.",
+        keywords: ["pulumi", "chatbot", "webhook"],
         license: "Apache-2.0",
-        config: { variables: settings },
-        provider: { inputProperties: settings },
+        pluginDownloadURL: PLUGIN_DOWNLOAD_URL,
+        // The SDKs carry the schema's version, and Go's is a module of its own (sdk/go/go.mod).
+        supportPack: true,
+        config: { variables: SETTINGS },
+        provider: {
+            description:
+                "The ChatBot provider: give one to a resource (the `provider` option) to manage it in another " +
+                "account or through another API address than the stack's.",
+            inputProperties: SETTINGS,
+        },
         types,
         resources: resourceSchemas,
-        // The classes `pulumi import` prints are this package's own (./index.ts).
-        language: { nodejs: { packageName: "pulumi-chatbot/native" } },
+        language: {
+            // The classes `pulumi import` prints are this package's own (./index.ts).
+            nodejs: { packageName: "pulumi-chatbot/native" },
+            python: {
+                packageName: "pulumi_chatbot",
+                pyproject: { enabled: true },
+                respectSchemaVersion: true,
+                // What the `pulumi` package from PyPI (3.272.0, tested) needs.
+                pythonRequires: ">=3.10",
+                readme:
+                    "ChatBot (chatbot.com) webhook connections as Pulumi resources: `WebhookConnection`, " +
+                    "`LegacyWebhook`, and `Provider` for a second account. Needs the `pulumi-resource-chatbot` " +
+                    "plugin of the pulumi-chatbot npm package (docs/python.md).",
+            },
+            go: { importBasePath: GO_IMPORT_BASE_PATH, respectSchemaVersion: true },
+        },
     };
 }
