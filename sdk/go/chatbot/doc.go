@@ -1,0 +1,2 @@
+// ChatBot (chatbot.com) webhook connections.
+package chatbot

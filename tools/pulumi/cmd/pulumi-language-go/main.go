@@ -1,0 +1,260 @@
+// Command pulumi-language-go is a small Go language host for the pulumi CLI built in this module.
+// The real host (module github.com/pulumi/pulumi/sdk/go/pulumi-language-go/v3) has no release tags
+// and the Go module proxy does not serve it, so this one does, on the SDK's own gRPC stubs and
+// with the code generator of the pinned pkg/v3, what the CLI asks of a Go host, as the real one
+// does it (sdk/go/pulumi-language-go/main.go, read at v3.260):
+//
+//   - Run: `go build -buildvcs=false -o <temporary file> -trimpath -ldflags "-w -s"` in the
+//     program's folder (or into runtime.options.buildTarget; runtime.options.binary is run as it
+//     is), then that binary in the program's folder with the environment the SDK reads
+//     (sdk/v3 go/pulumi/run.go): PULUMI_MONITOR, PULUMI_ENGINE, PULUMI_PROJECT, PULUMI_STACK,
+//     PULUMI_CONFIG, PULUMI_CONFIG_SECRET_KEYS, PULUMI_DRY_RUN, PULUMI_PARALLEL,
+//     PULUMI_ORGANIZATION and PULUMI_ROOT_DIRECTORY; exit 32 means the error was already shown.
+//   - GeneratePackage (`pulumi package gen-sdk`, `pulumi package add`), GenerateProgram (the code
+//     `pulumi import` prints) and GenerateProject, with pkg/v3/codegen/go; Link (`pulumi package
+//     add`: a replace line in the program's go.mod), InstallDependencies (`go mod tidy`) and Pack
+//     (a copy of the module) (codegen.go).
+//   - GetRequiredPackages (the plugins named by the pulumi-plugin.json of the modules go.mod
+//     requires) and GetProgramDependencies (go.mod's requirements) (deps.go).
+//
+// Where it differs: Link prints the schema's importBasePath where it has one (the real host prints
+// a path derived from the package's name), and GetRequiredPackages does not look in a vendor
+// folder. Left out: the "Compiling the program ..." lines the real host logs through the engine,
+// PULUMI_GO_USE_RUN (`go run`), attachDebugger, RunPlugin (plugins written in Go), tracing, the
+// minimum Go version check, and the Cancel RPC (a run ends with its request). The conformance
+// suite of the pinned pkg/v3 (testing/pulumi-test-language) passes for the tests it was run with
+// (docs/go.md).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/common/constant"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/types/known/emptypb"
+)
+
+func main() {
+	// The CLI starts a host as `pulumi-language-go [-tracing <endpoint>] <engine address>`.
+	flags := flag.NewFlagSet(os.Args[0], flag.ContinueOnError)
+	showVersion := flags.Bool("version", false, "print the version and exit")
+	flags.String("tracing", "", "ignored: this host emits no traces")
+	if err := flags.Parse(os.Args[1:]); err != nil {
+		fail(err)
+	}
+	if *showVersion {
+		fmt.Println(version.Version)
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h := &host{}
+	if flags.NArg() > 0 {
+		h.engineAddress = flags.Arg(0)
+		// Exit when the engine goes away, as every plugin does.
+		if err := rpcutil.Healthcheck(ctx, h.engineAddress, 5*time.Minute, cancel); err != nil {
+			fail(fmt.Errorf("could not start the health check: %w", err))
+		}
+	}
+	stop := make(chan bool)
+	go func() {
+		<-ctx.Done()
+		close(stop)
+	}()
+	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
+		Cancel: stop,
+		Init: func(srv *grpc.Server) error {
+			pulumirpc.RegisterLanguageRuntimeServer(srv, h)
+			return nil
+		},
+	})
+	if err != nil {
+		fail(fmt.Errorf("could not start the language host: %w", err))
+	}
+	// The CLI reads the port from the first line of stdout.
+	fmt.Printf("%d\n", handle.Port)
+	if err := <-handle.Done; err != nil {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintf(os.Stderr, "pulumi-language-go: %v\n", err)
+	os.Exit(1)
+}
+
+type host struct {
+	pulumirpc.UnimplementedLanguageRuntimeServer
+	engineAddress string
+}
+
+func (h *host) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
+	return &pulumirpc.PluginInfo{Version: version.Version}, nil
+}
+
+// Handshake gives a host started without an engine address (by a test harness) the engine's.
+func (h *host) Handshake(
+	_ context.Context, req *pulumirpc.LanguageHandshakeRequest,
+) (*pulumirpc.LanguageHandshakeResponse, error) {
+	if req.GetEngineAddress() == "" {
+		return nil, errors.New("the handshake carries no engine address")
+	}
+	h.engineAddress = req.GetEngineAddress()
+	return &pulumirpc.LanguageHandshakeResponse{}, nil
+}
+
+func (h *host) About(ctx context.Context, _ *pulumirpc.AboutRequest) (*pulumirpc.AboutResponse, error) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		return nil, fmt.Errorf("could not find go on the PATH: %w", err)
+	}
+	out, err := exec.CommandContext(ctx, gobin, "version").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go version: %w", err)
+	}
+	return &pulumirpc.AboutResponse{Executable: gobin, Version: strings.TrimSpace(string(out))}, nil
+}
+
+// Run builds the program and runs it to completion: the program registers its resources with the
+// engine's monitor itself, and its exit tells how the run went.
+func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
+	if h.engineAddress == "" {
+		return nil, errors.New("no engine address: start the host with one, or call Handshake before Run")
+	}
+	info := req.GetInfo()
+	options := info.GetOptions().AsMap()
+	binary, _ := options["binary"].(string)
+	buildTarget, _ := options["buildTarget"].(string)
+	if binary != "" && buildTarget != "" {
+		return nil, errors.New("binary and buildTarget cannot both be specified")
+	}
+	env, err := h.programEnv(req)
+	if err != nil {
+		return nil, fmt.Errorf("failed to prepare environment: %w", err)
+	}
+
+	program := binary
+	if binary != "" {
+		if program, err = exec.LookPath(binary); err != nil {
+			return nil, fmt.Errorf("unable to find '%s' executable: %w", binary, err)
+		}
+	} else {
+		if program, err = compileProgram(ctx, info.GetProgramDirectory(), buildTarget); err != nil {
+			return nil, fmt.Errorf("error in compiling Go: %w", err)
+		}
+		if buildTarget == "" {
+			defer os.Remove(program)
+		}
+	}
+
+	cmd := exec.CommandContext(ctx, program)
+	cmd.Dir = req.GetPwd()
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	// When the request ends early, ask the program to stop, as the real host does.
+	cmd.Cancel = func() error {
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			return cmd.Process.Kill()
+		}
+		return nil
+	}
+	cmd.WaitDelay = 5 * time.Second
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return &pulumirpc.RunResponse{}, nil
+	case errors.As(err, &exit) && exit.ExitCode() == constant.ExitStatusLoggedError:
+		// The program has shown its error through the engine.
+		return &pulumirpc.RunResponse{Bail: true}, nil
+	case errors.As(err, &exit):
+		return &pulumirpc.RunResponse{
+			Error: fmt.Sprintf("program exited with non-zero exit code: %d", exit.ExitCode()),
+		}, nil
+	default:
+		return &pulumirpc.RunResponse{Error: "command errored unexpectedly: " + err.Error()}, nil
+	}
+}
+
+// compileProgram builds the program's folder as the real host does, into outfile or, when that
+// is empty, a new temporary file, and returns the binary's path.
+func compileProgram(ctx context.Context, programDir, outfile string) (string, error) {
+	if matches, _ := filepath.Glob(filepath.Join(programDir, "*.go")); len(matches) == 0 {
+		return "", fmt.Errorf("Failed to find go files for 'go build' matching %s/*.go", programDir)
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		return "", fmt.Errorf("unable to find 'go' executable: %w", err)
+	}
+	if outfile == "" {
+		f, err := os.CreateTemp("", "pulumi-go.*")
+		if err != nil {
+			return "", fmt.Errorf("unable to create go program temp file: %w", err)
+		}
+		if err := f.Close(); err != nil {
+			return "", err
+		}
+		outfile = f.Name()
+	}
+	build := exec.CommandContext(ctx, gobin, "build", "-buildvcs=false", "-o", outfile, "-trimpath", "-ldflags", "-w -s")
+	build.Dir = programDir
+	// go's own messages (compile errors) go to the user, as the real host's do.
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("unable to run `go build`: %w", err)
+	}
+	return outfile, nil
+}
+
+// programEnv is the host's environment and the run's settings, in the variables the Go SDK reads
+// (sdk/v3 go/pulumi/run.go, getEnvInfo); empty values are left out, as the real host does.
+func (h *host) programEnv(req *pulumirpc.RunRequest) ([]string, error) {
+	config := ""
+	if cfg := req.GetConfig(); cfg != nil {
+		// The Go SDK takes the config keys as the engine sends them (`<namespace>:<name>`).
+		text, err := json.Marshal(cfg)
+		if err != nil {
+			return nil, err
+		}
+		config = string(text)
+	}
+	secretKeys := req.GetConfigSecretKeys()
+	if secretKeys == nil {
+		secretKeys = []string{}
+	}
+	secretKeysJSON, err := json.Marshal(secretKeys)
+	if err != nil {
+		return nil, err
+	}
+	env := os.Environ()
+	set := func(name, value string) {
+		if value != "" {
+			env = append(env, name+"="+value)
+		}
+	}
+	set(pulumi.EnvOrganization, req.GetOrganization())
+	set(pulumi.EnvProject, req.GetProject())
+	set(pulumi.EnvPulumiRootDirectory, req.GetInfo().GetRootDirectory())
+	set(pulumi.EnvStack, req.GetStack())
+	set(pulumi.EnvConfig, config)
+	set(pulumi.EnvConfigSecretKeys, string(secretKeysJSON))
+	set(pulumi.EnvDryRun, strconv.FormatBool(req.GetDryRun()))
+	set(pulumi.EnvParallel, strconv.Itoa(int(req.GetParallel())))
+	set(pulumi.EnvMonitor, req.GetMonitorAddress())
+	set(pulumi.EnvEngine, h.engineAddress)
+	return env, nil
+}
