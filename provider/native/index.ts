@@ -2,14 +2,18 @@
  * `pulumi-chatbot/native`: the same resources as classes of the native provider plugin
  * (`pulumi-resource-chatbot`, types `chatbot:index:<Type>`), for programs whose project lists the
  * plugin under `plugins.providers`. Typed with the dynamic classes' own argument and output types,
- * so nothing is written twice; what `pulumi import` prints for them runs as it is.
+ * so nothing is written twice; what `pulumi import` prints for them runs as it is. `Provider` is
+ * the plugin's explicit provider, its settings those of the schema (./schema.ts): one program can
+ * manage connections in two accounts. Other languages' SDKs are generated from the same schema
+ * (sdk/); this module is written over the types instead, since the Node.js host built here does not
+ * generate SDKs.
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { LegacyWebhookArgs, LegacyWebhookOutputs } from "../resources/legacyWebhook";
 import { resourceOfType } from "../resources/registry";
 import { unsetProperties } from "../resources/spec";
 import type { WebhookConnectionArgs, WebhookConnectionOutputs } from "../resources/webhookConnection";
-import { token } from "./schema";
+import { PACKAGE, SETTINGS, token } from "./schema";
 
 /** A class of the native provider: `new X(name, args, opts)`, and `X.get(name, id)`. */
 export interface NativeResourceClass<Args, Outputs> {
@@ -43,3 +47,32 @@ export const WebhookConnection = nativeClass<WebhookConnectionArgs, WebhookConne
 export type WebhookConnection = NativeResource<WebhookConnectionOutputs>;
 export const LegacyWebhook = nativeClass<LegacyWebhookArgs, LegacyWebhookOutputs>("LegacyWebhook");
 export type LegacyWebhook = NativeResource<LegacyWebhookOutputs>;
+
+/** The provider's settings, as the schema names them: which account (`token`, secret) and which
+ *  API address (`apiUrl`); one left out is read from CHATBOT_TOKEN or CHATBOT_API_URL (the
+ *  stack's `chatbot:` config is the default provider's, not an explicit one's). */
+export type ProviderArgs = { [K in keyof typeof SETTINGS]?: pulumi.Input<string> };
+
+/** The settings that are secret (the token): sealed in state and outputs. */
+const SECRET_SETTINGS = Object.entries(SETTINGS)
+    .filter(([, setting]) => "secret" in setting && setting.secret)
+    .map(([key]) => key);
+
+/**
+ * An explicit ChatBot provider: give it to a resource (`{ provider }`) to manage that resource in
+ * another account, or through another API address, than the stack's `chatbot:` config says.
+ */
+export class Provider extends pulumi.ProviderResource {
+    constructor(name: string, args: ProviderArgs = {}, opts: pulumi.CustomResourceOptions = {}) {
+        const props: pulumi.Inputs = {};
+        for (const key of Object.keys(SETTINGS) as Array<keyof ProviderArgs>) {
+            const value = args[key];
+            props[key] = value === undefined ? undefined : SECRET_SETTINGS.includes(key) ? pulumi.secret(value) : value;
+        }
+        const sealed: pulumi.CustomResourceOptions = {
+            ...opts,
+            additionalSecretOutputs: [...(opts.additionalSecretOutputs ?? []), ...SECRET_SETTINGS],
+        };
+        super(PACKAGE, name, props, sealed);
+    }
+}
