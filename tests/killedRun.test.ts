@@ -283,7 +283,11 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
             for (const s of SECRETS) assert.ok(!(r.stdout + r.stderr).includes(s), "recover prints no secret");
             await assertConverged(sim, stack, want);
             report.push(
-                `round ${round}: killed after ${killedAfter} writes; ${r.stdout.split("\n").filter((l) => /^(adopt|clear)/.test(l)).length} repaired; recover ${recoverMs} ms; ${sim.requests.length - before} requests`,
+                `round ${round}: killed after ${killedAfter} writes; ` +
+                    `${r.stdout.split("\n").filter((l) => /^adopt /.test(l)).length} adopted, ` +
+                    `${r.stdout.split("\n").filter((l) => /^clear /.test(l)).length} cleared; recover ${recoverMs} ms; ` +
+                    `${sim.requests.slice(before).filter((q) => q.method === "POST").length} creates sent, ` +
+                    `${want.length} declared, ${sim.listConnections().length + sim.listLegacyWebhooks().length} in the API after up`,
             );
         }
         console.log(`      ${report.join("\n      ")}`);
