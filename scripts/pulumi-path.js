@@ -55,11 +55,14 @@ function pinnedVersion() {
 /** What the build is made of: a change to any of these builds again (the Go cache makes it quick). */
 function sourceStamp() {
     const hash = crypto.createHash("sha256");
-    const sources = fs
-        .readdirSync(path.join(toolsDir, "cmd"), { recursive: true })
-        .filter((f) => f.endsWith(".go"))
-        .sort()
-        .map((f) => path.join("cmd", f));
+    // The hosts (cmd/) and what they share (internal/).
+    const sources = ["cmd", "internal"].flatMap((dir) =>
+        fs
+            .readdirSync(path.join(toolsDir, dir), { recursive: true })
+            .filter((f) => f.endsWith(".go"))
+            .sort()
+            .map((f) => path.join(dir, f)),
+    );
     for (const file of ["go.mod", "go.sum", ...sources]) {
         hash.update(file);
         hash.update(fs.readFileSync(path.join(toolsDir, file)));

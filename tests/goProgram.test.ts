@@ -7,57 +7,26 @@
  * the Pulumi SDK (minutes); the program is built once before the first preview for that reason.
  */
 import { strict as assert } from "assert";
-import { execFile, execFileSync } from "child_process";
+import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { promisify } from "util";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { emptySimulator, installedTesting, root, secondNodePass } from "./support";
 import { CHANGES_EXIT_CODE, isSecret, ok, plain, pulumiCli, PulumiStack, STORY, OTHER_STORY } from "./pulumi";
+import { buildGoProgram, copyGoExample, go, PLUGIN_DIR } from "./languagePrograms";
 
 const { check } = require("../scripts/gen-sdk.js") as {
     check(languages: string[]): Record<string, string[]>;
 };
 
 const SDK = path.join(root, "sdk", "go");
-const SDK_MODULE = "github.com/pulumi-chatbot/sdk/go";
 const EXAMPLE = path.join(root, "examples", "go");
-const PLUGIN_DIR = path.join(root, "node_modules", "pulumi-chatbot", "plugin");
 const CONNECTION = "chatbot:index:WebhookConnection";
 const WEBHOOK_TOKEN = "tok-go-SECRET-5";
 const BASIC_PASSWORD = "pw-go-SECRET-5";
 const HAND_TOKEN = "tok-hand-SECRET-5";
 const HAND_PASSWORD = "pw-hand-SECRET-5";
-
-/** `go <args>` in `cwd`; rejects with go's own output. Builds share the default GOCACHE. */
-async function go(args: string[], cwd: string, env: Record<string, string> = {}): Promise<string> {
-    try {
-        const { stdout, stderr } = await promisify(execFile)("go", args, {
-            cwd,
-            env: { ...process.env, ...env },
-            maxBuffer: 16 * 1024 * 1024,
-            timeout: 900_000,
-        });
-        return stdout + stderr;
-    } catch (e) {
-        const { stdout, stderr } = e as { stdout?: string; stderr?: string };
-        throw new Error(`go ${args.join(" ")} failed in ${cwd}:\n${stdout ?? ""}${stderr ?? ""}`, { cause: e });
-    }
-}
-
-/** A copy of examples/go in a temporary folder, pointed at this checkout's SDK and plugin, as its
- *  README says to use it elsewhere. */
-async function copyExample(): Promise<string> {
-    const project = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-go-")), "go");
-    fs.cpSync(EXAMPLE, project, { recursive: true });
-    await go(["mod", "edit", `-replace=${SDK_MODULE}=${SDK}`], project);
-    const yaml = path.join(project, "Pulumi.yaml");
-    const text = fs.readFileSync(yaml, "utf8");
-    assert.match(text, /path: \.\.\/\.\.\/node_modules\/pulumi-chatbot\/plugin/);
-    fs.writeFileSync(yaml, text.replace("../../node_modules/pulumi-chatbot/plugin", PLUGIN_DIR));
-    return project;
-}
 
 /** The program `pulumi import` printed, as a function the example's main calls. */
 function asFunction(generated: string): string {
@@ -135,12 +104,10 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
     });
 
     it("examples/go: preview sends nothing, up, secrets sealed, a change by hand found and put back, import with no write, the second account's connection there only, destroy", async () => {
-        project = await copyExample();
+        project = await copyGoExample();
         await go(["vet", "./..."], project, { GOWORK: "off" });
-        // What the host runs first, with its flags: a cold cache compiles the Pulumi SDK here, not
-        // under the CLI's time limit.
-        const binary = path.join(path.dirname(project), "program");
-        await go(["build", "-buildvcs=false", "-o", binary, "-trimpath", "-ldflags", "-w -s"], project);
+        // What the host runs first, with its flags: a cold cache compiles the Pulumi SDK here.
+        await buildGoProgram(project, path.join(path.dirname(project), "program"));
         stack = await PulumiStack.create({
             projectDir: project,
             config: {

@@ -1,9 +1,9 @@
 /**
  * A `pulumi up` or `pulumi destroy` killed with SIGKILL leaves no process behind: the provider
  * (the dynamic-provider plugin with this package loaded, and the native plugin
- * `pulumi-resource-chatbot`), the Node.js language host and the program it runs all stop within a
- * few seconds, and ChatBot gets no request after that. Through the real pulumi CLI, against the
- * simulator answering late, so that writes are in flight when the CLI is killed.
+ * `pulumi-resource-chatbot`), the language host (Node.js, Python or Go) and the program it runs
+ * all stop within a few seconds, and ChatBot gets no request after that. Through the real pulumi
+ * CLI, against the simulator answering late, so that writes are in flight when the CLI is killed.
  *
  * A run's processes are found by /proc (Linux): the plugins, the host and the program are started
  * in the project's folder (pkg/resource/plugin/plugin.go sets their working directory) and inherit
@@ -13,8 +13,9 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
-import { emptySimulator, installedTesting, root } from "./support";
+import { emptySimulator, installedTesting, secondNodePass } from "./support";
 import { declareStack, jsProjectYaml, ok, PulumiStack, STORY, tempProject, type Declared } from "./pulumi";
+import { buildGoProgram, copyGoExample, PLUGIN_DIR, python, pythonVenv } from "./languagePrograms";
 
 const COUNT = 20;
 /** Each answer of the simulator comes this late, so a create or delete is a few hundred ms long. */
@@ -28,8 +29,6 @@ const QUIET_MS = 1_500;
 /** A request that arrives this long after the kill was sent after it (loopback; less than LATENCY_MS). */
 const SENT_BEFORE_KILL_MS = 150;
 
-const PLUGIN_DIR = path.join(root, "node_modules", "pulumi-chatbot", "plugin");
-
 /** A JavaScript program of the native classes: `count` connections. */
 const NATIVE_PROGRAM = `"use strict";
 const pulumi = require("@pulumi/pulumi");
@@ -37,6 +36,48 @@ const chatbot = require("pulumi-chatbot/native");
 const config = new pulumi.Config();
 for (let i = 0; i < Number(config.require("count")); i++) {
     new chatbot.WebhookConnection(\`c-\${i}\`, { storyId: config.require("storyId"), url: \`https://bulk.example.com/\${i}\` });
+}
+`;
+
+/** The same in Python, with the SDK of sdk/python. */
+const PYTHON_PROGRAM = `import pulumi
+import pulumi_chatbot as chatbot
+
+config = pulumi.Config()
+for i in range(int(config.require("count"))):
+    chatbot.WebhookConnection(f"c-{i}", story_id=config.require("storyId"), url=f"https://bulk.example.com/{i}")
+`;
+
+/** The same in Go, with the SDK of sdk/go. */
+const GO_PROGRAM = `package main
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/pulumi-chatbot/sdk/go/chatbot"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+)
+
+func main() {
+	pulumi.Run(func(ctx *pulumi.Context) error {
+		cfg := config.New(ctx, "")
+		count, err := strconv.Atoi(cfg.Require("count"))
+		if err != nil {
+			return err
+		}
+		for i := 0; i < count; i++ {
+			_, err := chatbot.NewWebhookConnection(ctx, fmt.Sprintf("c-%d", i), &chatbot.WebhookConnectionArgs{
+				StoryId: pulumi.String(cfg.Require("storyId")),
+				Url:     pulumi.String(fmt.Sprintf("https://bulk.example.com/%d", i)),
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 `;
 
@@ -51,6 +92,9 @@ interface RunProcess {
     /** `pulumi-language-nodejs`, or the script node runs: `native/server.js`, `run/index.js`, ... */
     name: string;
 }
+
+/** A Pulumi.yaml's lines that give the native plugin of the installed package. */
+const pluginYaml = `plugins:\n  providers:\n    - name: chatbot\n      path: ${PLUGIN_DIR}\n`;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -98,13 +142,9 @@ describe("a pulumi run killed with SIGKILL leaves no process behind", function (
         return e;
     };
 
-    /** The native plugin, installed as tests/nativeProvider.test.ts installs it. */
-    const nativeStack = async (): Promise<TestStack> => {
-        const project = tempProject("native", {
-            "Pulumi.yaml":
-                jsProjectYaml("native") + `plugins:\n  providers:\n    - name: chatbot\n      path: ${PLUGIN_DIR}\n`,
-            "index.js": NATIVE_PROGRAM,
-        });
+    /** A stack of `project` (a folder in a temporary one) that creates COUNT connections through the
+     *  native plugin. */
+    const programStack = async (project: string, env: Record<string, string> = {}): Promise<TestStack> => {
         const stack = await PulumiStack.create({
             projectDir: project,
             config: {
@@ -113,7 +153,7 @@ describe("a pulumi run killed with SIGKILL leaves no process behind", function (
                 storyId: STORY,
                 count: String(COUNT),
             },
-            env: { CHATBOT_RETRY_BASE_MS: "5" },
+            env: { CHATBOT_RETRY_BASE_MS: "5", ...env },
         });
         return {
             stack,
@@ -122,6 +162,37 @@ describe("a pulumi run killed with SIGKILL leaves no process behind", function (
                 fs.rmSync(path.dirname(project), { recursive: true, force: true });
             },
         };
+    };
+
+    /** The native plugin, installed as tests/nativeProvider.test.ts installs it. */
+    const nativeStack = (): Promise<TestStack> =>
+        programStack(
+            tempProject("native", {
+                "Pulumi.yaml": jsProjectYaml("native") + pluginYaml,
+                "index.js": NATIVE_PROGRAM,
+            }),
+        );
+
+    /** PYTHON_PROGRAM, in the virtual environment tests/pythonProgram.test.ts uses. */
+    const pythonStack = (): Promise<TestStack> =>
+        programStack(
+            tempProject("pykilled", {
+                "Pulumi.yaml":
+                    "name: pykilled\nruntime:\n  name: python\n  options:\n    toolchain: pip\n" +
+                    `    virtualenv: ${pythonVenv()}\n` +
+                    pluginYaml,
+                "__main__.py": PYTHON_PROGRAM,
+            }),
+            // No bytecode next to the checkout's SDK.
+            { PYTHONDONTWRITEBYTECODE: "1" },
+        );
+
+    /** GO_PROGRAM, in a copy of examples/go (its go.mod, the SDK of this checkout), built once first. */
+    const goStack = async (): Promise<TestStack> => {
+        const project = await copyGoExample();
+        fs.writeFileSync(path.join(project, "main.go"), GO_PROGRAM);
+        await buildGoProgram(project, path.join(path.dirname(project), "program"));
+        return programStack(project);
     };
 
     /**
@@ -230,6 +301,27 @@ describe("a pulumi run killed with SIGKILL leaves no process behind", function (
                 assert.equal(sim.listConnections().length, COUNT);
                 sim.resetRequests();
                 await killMidway(s.stack, "destroy", "DELETE");
+            });
+        });
+    }
+
+    // Programs in other languages, through the native plugin: their hosts (tools/pulumi/cmd) and
+    // what they run (python with pulumi-language-python-exec, the built Go binary) end too.
+    for (const [language, makeStack, available] of [
+        ["a Python program", pythonStack, () => python() !== undefined],
+        ["a Go program", goStack, () => true],
+    ] as const) {
+        describe(language, () => {
+            before(function () {
+                if (secondNodePass() || !available()) this.skip();
+            });
+
+            it(`\`pulumi up\` killed while ${COUNT} creates are in flight`, async function () {
+                this.timeout(600_000); // a virtual environment or Go build cache made first
+                const s = await makeStack();
+                stacks.push(s);
+                this.timeout(120_000);
+                await killMidway(s.stack, "up", "POST");
             });
         });
     }

@@ -10,54 +10,23 @@
  */
 import { strict as assert } from "assert";
 import { execFileSync, spawnSync } from "child_process";
-import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { emptySimulator, installedTesting, root, secondNodePass } from "./support";
 import { CHANGES_EXIT_CODE, isSecret, ok, plain, PulumiStack, STORY, OTHER_STORY, tempProject } from "./pulumi";
+import { PLUGIN_DIR, python, pythonVenv } from "./languagePrograms";
 
 const { check } = require("../scripts/gen-sdk.js") as {
     check(languages: string[]): Record<string, string[]>;
 };
 
 const EXAMPLE = path.join(root, "examples", "python");
-const PLUGIN_DIR = path.join(root, "node_modules", "pulumi-chatbot", "plugin");
 const CONNECTION = "chatbot:index:WebhookConnection";
 const WEBHOOK_TOKEN = "tok-python-SECRET-9";
 const BASIC_PASSWORD = "pw-python-SECRET-9";
 const SECRETS = [WEBHOOK_TOKEN, BASIC_PASSWORD];
-
-/** python3 on PATH, or undefined. */
-function python(): string | undefined {
-    const found = spawnSync("python3", ["--version"], { encoding: "utf8" });
-    return found.status === 0 ? "python3" : undefined;
-}
-
-/** The virtual environment of examples/python/requirements.txt, made when it is not there yet. */
-function pythonVenv(): string {
-    const requirements = path.join(EXAMPLE, "requirements.txt");
-    const version = execFileSync("python3", ["--version"], { encoding: "utf8" }).trim();
-    const key = crypto
-        .createHash("sha256")
-        .update(fs.readFileSync(requirements))
-        .update(version)
-        .digest("hex")
-        .slice(0, 16);
-    const venv = path.join(root, ".pulumi-cli", "python-venv", key);
-    const done = path.join(venv, ".complete");
-    if (fs.existsSync(done)) return venv;
-    fs.rmSync(venv, { recursive: true, force: true });
-    execFileSync("python3", ["-m", "venv", venv], { stdio: "inherit" });
-    // From the example's folder: the requirements' relative path to sdk/python is from there.
-    execFileSync(path.join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "-r", requirements], {
-        cwd: EXAMPLE,
-        stdio: "inherit",
-    });
-    fs.writeFileSync(done, `${version}\n`);
-    return venv;
-}
 
 describe("the Python SDK", function () {
     this.timeout(300_000);

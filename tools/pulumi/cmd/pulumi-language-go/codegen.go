@@ -2,22 +2,19 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/blang/semver"
+	"github.com/pulumi-chatbot/tools/pulumi/internal/langhost"
 	codegen "github.com/pulumi/pulumi/pkg/v3/codegen/go"
-	"github.com/pulumi/pulumi/pkg/v3/codegen/hcl2/syntax"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/pcl"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/fsutil"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/workspace"
@@ -34,40 +31,9 @@ func (h *host) GeneratePackage(
 	if len(req.GetExtraFiles()) > 0 {
 		return nil, errors.New("overlays are not supported for Go")
 	}
-	loader, err := schema.NewLoaderClient(req.GetLoaderTarget())
-	if err != nil {
-		return nil, err
-	}
-	defer loader.Close()
-
-	var spec schema.PackageSpec
-	if err := json.Unmarshal([]byte(req.GetSchema()), &spec); err != nil {
-		return nil, err
-	}
-	pkg, diags, err := schema.BindSpec(spec, schema.NewCachedLoader(loader), schema.ValidationOptions{
-		AllowDanglingReferences: true,
+	return langhost.GeneratePackage(req, func(pkg *schema.Package, _ schema.ReferenceLoader) (map[string][]byte, error) {
+		return codegen.GeneratePackage("pulumi-language-go", pkg, req.GetLocalDependencies())
 	})
-	if err != nil {
-		return nil, err
-	}
-	diagnostics := plugin.HclDiagnosticsToRPCDiagnostics(diags)
-	if diags.HasErrors() {
-		return &pulumirpc.GeneratePackageResponse{Diagnostics: diagnostics}, nil
-	}
-	files, err := codegen.GeneratePackage("pulumi-language-go", pkg, req.GetLocalDependencies())
-	if err != nil {
-		return nil, err
-	}
-	for name, data := range files {
-		out := filepath.Join(req.GetDirectory(), name)
-		if err := os.MkdirAll(filepath.Dir(out), 0o700); err != nil {
-			return nil, fmt.Errorf("could not create output directory %s: %w", filepath.Dir(name), err)
-		}
-		if err := os.WriteFile(out, data, 0o600); err != nil {
-			return nil, fmt.Errorf("could not write output file %s: %w", name, err)
-		}
-	}
-	return &pulumirpc.GeneratePackageResponse{Diagnostics: diagnostics}, nil
 }
 
 // GenerateProgram turns a PCL program (what `pulumi import` writes) into Go, reading the
@@ -75,48 +41,7 @@ func (h *host) GeneratePackage(
 func (h *host) GenerateProgram(
 	_ context.Context, req *pulumirpc.GenerateProgramRequest,
 ) (*pulumirpc.GenerateProgramResponse, error) {
-	loader, err := schema.NewLoaderClient(req.GetLoaderTarget())
-	if err != nil {
-		return nil, err
-	}
-	defer loader.Close()
-
-	parser := syntax.NewParser()
-	names := make([]string, 0, len(req.GetSource()))
-	for name := range req.GetSource() {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if err := parser.ParseFile(strings.NewReader(req.GetSource()[name]), name); err != nil {
-			return nil, err
-		}
-	}
-	diagnostics := plugin.HclDiagnosticsToRPCDiagnostics(parser.Diagnostics)
-	if parser.Diagnostics.HasErrors() {
-		return &pulumirpc.GenerateProgramResponse{Diagnostics: diagnostics}, nil
-	}
-	options := []pcl.BindOption{pcl.PreferOutputVersionedInvokes}
-	if !req.GetStrict() {
-		options = append(options, pcl.NonStrictBindOptions()...)
-	}
-	program, bound, err := pcl.BindProgram(parser.Files, schema.NewCachedLoader(loader), options...)
-	if err != nil {
-		return nil, err
-	}
-	diagnostics = append(diagnostics, plugin.HclDiagnosticsToRPCDiagnostics(bound)...)
-	if bound.HasErrors() {
-		return &pulumirpc.GenerateProgramResponse{Diagnostics: diagnostics}, nil
-	}
-	if program == nil {
-		return nil, errors.New("binding the program gave nothing")
-	}
-	files, generated, err := codegen.GenerateProgram(program)
-	if err != nil {
-		return nil, err
-	}
-	diagnostics = append(diagnostics, plugin.HclDiagnosticsToRPCDiagnostics(generated)...)
-	return &pulumirpc.GenerateProgramResponse{Source: files, Diagnostics: diagnostics}, nil
+	return langhost.GenerateProgram(req, codegen.GenerateProgram)
 }
 
 // GenerateProject writes a whole Go project (Pulumi.yaml, main.go, go.mod) from a PCL folder
@@ -124,36 +49,9 @@ func (h *host) GenerateProgram(
 func (h *host) GenerateProject(
 	_ context.Context, req *pulumirpc.GenerateProjectRequest,
 ) (*pulumirpc.GenerateProjectResponse, error) {
-	loader, err := schema.NewLoaderClient(req.GetLoaderTarget())
-	if err != nil {
-		return nil, err
-	}
-	defer loader.Close()
-
-	options := []pcl.BindOption{pcl.PreferOutputVersionedInvokes}
-	if !req.GetStrict() {
-		options = append(options, pcl.NonStrictBindOptions()...)
-	}
-	program, diags, err := pcl.BindDirectory(req.GetSourceDirectory(), schema.NewCachedLoader(loader), options...)
-	if err != nil {
-		return nil, err
-	}
-	diagnostics := plugin.HclDiagnosticsToRPCDiagnostics(diags)
-	if diags.HasErrors() {
-		return &pulumirpc.GenerateProjectResponse{Diagnostics: diagnostics}, nil
-	}
-	if program == nil {
-		return nil, errors.New("binding the program gave nothing")
-	}
-	var project workspace.Project
-	if err := json.Unmarshal([]byte(req.GetProject()), &project); err != nil {
-		return nil, err
-	}
-	err = codegen.GenerateProject(req.GetTargetDirectory(), project, program, req.GetLocalDependencies())
-	if err != nil {
-		return nil, err
-	}
-	return &pulumirpc.GenerateProjectResponse{Diagnostics: diagnostics}, nil
+	return langhost.GenerateProject(req, func(program *pcl.Program, project workspace.Project) error {
+		return codegen.GenerateProject(req.GetTargetDirectory(), project, program, req.GetLocalDependencies())
+	})
 }
 
 // Link makes a program use SDKs generated into its folder (`pulumi package add`): a replace line

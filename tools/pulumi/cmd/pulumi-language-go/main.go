@@ -19,11 +19,15 @@
 //
 // Where it differs: Link prints the schema's importBasePath where it has one (the real host prints
 // a path derived from the package's name), and GetRequiredPackages does not look in a vendor
-// folder. Left out: the "Compiling the program ..." lines the real host logs through the engine,
-// PULUMI_GO_USE_RUN (`go run`), attachDebugger, RunPlugin (plugins written in Go), tracing, the
-// minimum Go version check, and the Cancel RPC (a run ends with its request). The conformance
-// suite of the pinned pkg/v3 (testing/pulumi-test-language) passes for the tests it was run with
-// (docs/go.md).
+// folder. The build and the program run in a process group of their own, killed when their
+// request ends early (the real host interrupts the program) and when the engine is gone (its CLI
+// killed: stdin ends, the host's parent changes, or a 2 s health check fails), after which the
+// host exits within a second, where the real one waits for its 5-minute health check
+// (internal/langhost, shared with this module's Node.js and Python hosts). Left out: the
+// "Compiling the program ..." lines the real host logs through the engine, PULUMI_GO_USE_RUN (`go
+// run`), attachDebugger, RunPlugin (plugins written in Go), tracing, the minimum Go version check,
+// and the Cancel RPC (a run ends with its request). The conformance suite of the pinned pkg/v3
+// (testing/pulumi-test-language) passes for the tests it was run with (docs/go.md).
 package main
 
 import (
@@ -37,84 +41,26 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/pulumi/pulumi/sdk/v3/go/common/constant"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
+	"github.com/pulumi-chatbot/tools/pulumi/internal/langhost"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
-	"google.golang.org/grpc"
-	"google.golang.org/protobuf/types/known/emptypb"
 )
 
 func main() {
 	// The CLI starts a host as `pulumi-language-go [-tracing <endpoint>] <engine address>`.
-	flags := flag.NewFlagSet(os.Args[0], flag.ContinueOnError)
-	showVersion := flags.Bool("version", false, "print the version and exit")
-	flags.String("tracing", "", "ignored: this host emits no traces")
-	if err := flags.Parse(os.Args[1:]); err != nil {
-		fail(err)
-	}
+	showVersion := flag.Bool("version", false, "print the version and exit")
+	engineAddress, _ := langhost.ParseArgs()
 	if *showVersion {
 		fmt.Println(version.Version)
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	h := &host{}
-	if flags.NArg() > 0 {
-		h.engineAddress = flags.Arg(0)
-		// Exit when the engine goes away, as every plugin does.
-		if err := rpcutil.Healthcheck(ctx, h.engineAddress, 5*time.Minute, cancel); err != nil {
-			fail(fmt.Errorf("could not start the health check: %w", err))
-		}
-	}
-	stop := make(chan bool)
-	go func() {
-		<-ctx.Done()
-		close(stop)
-	}()
-	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
-		Cancel: stop,
-		Init: func(srv *grpc.Server) error {
-			pulumirpc.RegisterLanguageRuntimeServer(srv, h)
-			return nil
-		},
-	})
-	if err != nil {
-		fail(fmt.Errorf("could not start the language host: %w", err))
-	}
-	// The CLI reads the port from the first line of stdout.
-	fmt.Printf("%d\n", handle.Port)
-	if err := <-handle.Done; err != nil {
-		fail(err)
-	}
-}
-
-func fail(err error) {
-	fmt.Fprintf(os.Stderr, "pulumi-language-go: %v\n", err)
-	os.Exit(1)
+	langhost.Serve(&host{Server: langhost.NewServer(engineAddress)})
 }
 
 type host struct {
-	pulumirpc.UnimplementedLanguageRuntimeServer
-	engineAddress string
-}
-
-func (h *host) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
-	return &pulumirpc.PluginInfo{Version: version.Version}, nil
-}
-
-// Handshake gives a host started without an engine address (by a test harness) the engine's.
-func (h *host) Handshake(
-	_ context.Context, req *pulumirpc.LanguageHandshakeRequest,
-) (*pulumirpc.LanguageHandshakeResponse, error) {
-	if req.GetEngineAddress() == "" {
-		return nil, errors.New("the handshake carries no engine address")
-	}
-	h.engineAddress = req.GetEngineAddress()
-	return &pulumirpc.LanguageHandshakeResponse{}, nil
+	langhost.Server
 }
 
 func (h *host) About(ctx context.Context, _ *pulumirpc.AboutRequest) (*pulumirpc.AboutResponse, error) {
@@ -132,7 +78,7 @@ func (h *host) About(ctx context.Context, _ *pulumirpc.AboutRequest) (*pulumirpc
 // Run builds the program and runs it to completion: the program registers its resources with the
 // engine's monitor itself, and its exit tells how the run went.
 func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
-	if h.engineAddress == "" {
+	if h.EngineAddress == "" {
 		return nil, errors.New("no engine address: start the host with one, or call Handshake before Run")
 	}
 	info := req.GetInfo()
@@ -153,11 +99,20 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 			return nil, fmt.Errorf("unable to find '%s' executable: %w", binary, err)
 		}
 	} else {
-		if program, err = compileProgram(ctx, info.GetProgramDirectory(), buildTarget); err != nil {
-			return nil, fmt.Errorf("error in compiling Go: %w", err)
+		if program = buildTarget; program == "" {
+			f, err := os.CreateTemp("", "pulumi-go.*")
+			if err != nil {
+				return nil, fmt.Errorf("unable to create go program temp file: %w", err)
+			}
+			if err := f.Close(); err != nil {
+				return nil, err
+			}
+			program = f.Name()
+			// Removed once run, or when the host stops first.
+			defer h.Programs.Temporary(program)()
 		}
-		if buildTarget == "" {
-			defer os.Remove(program)
+		if err := h.compileProgram(ctx, info.GetProgramDirectory(), program); err != nil {
+			return nil, fmt.Errorf("error in compiling Go: %w", err)
 		}
 	}
 
@@ -165,59 +120,27 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	cmd.Dir = req.GetPwd()
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	// When the request ends early, ask the program to stop, as the real host does.
-	cmd.Cancel = func() error {
-		if err := cmd.Process.Signal(os.Interrupt); err != nil {
-			return cmd.Process.Kill()
-		}
-		return nil
-	}
-	cmd.WaitDelay = 5 * time.Second
-	err = cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return &pulumirpc.RunResponse{}, nil
-	case errors.As(err, &exit) && exit.ExitCode() == constant.ExitStatusLoggedError:
-		// The program has shown its error through the engine.
-		return &pulumirpc.RunResponse{Bail: true}, nil
-	case errors.As(err, &exit):
-		return &pulumirpc.RunResponse{
-			Error: fmt.Sprintf("program exited with non-zero exit code: %d", exit.ExitCode()),
-		}, nil
-	default:
-		return &pulumirpc.RunResponse{Error: "command errored unexpectedly: " + err.Error()}, nil
-	}
+	return h.Programs.Run(cmd), nil
 }
 
-// compileProgram builds the program's folder as the real host does, into outfile or, when that
-// is empty, a new temporary file, and returns the binary's path.
-func compileProgram(ctx context.Context, programDir, outfile string) (string, error) {
+// compileProgram builds the program's folder into outfile as the real host does. The build ends
+// with the host, as a program does.
+func (h *host) compileProgram(ctx context.Context, programDir, outfile string) error {
 	if matches, _ := filepath.Glob(filepath.Join(programDir, "*.go")); len(matches) == 0 {
-		return "", fmt.Errorf("Failed to find go files for 'go build' matching %s/*.go", programDir)
+		return fmt.Errorf("Failed to find go files for 'go build' matching %s/*.go", programDir)
 	}
 	gobin, err := exec.LookPath("go")
 	if err != nil {
-		return "", fmt.Errorf("unable to find 'go' executable: %w", err)
-	}
-	if outfile == "" {
-		f, err := os.CreateTemp("", "pulumi-go.*")
-		if err != nil {
-			return "", fmt.Errorf("unable to create go program temp file: %w", err)
-		}
-		if err := f.Close(); err != nil {
-			return "", err
-		}
-		outfile = f.Name()
+		return fmt.Errorf("unable to find 'go' executable: %w", err)
 	}
 	build := exec.CommandContext(ctx, gobin, "build", "-buildvcs=false", "-o", outfile, "-trimpath", "-ldflags", "-w -s")
 	build.Dir = programDir
 	// go's own messages (compile errors) go to the user, as the real host's do.
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return "", fmt.Errorf("unable to run `go build`: %w", err)
+	if err := h.Programs.Exec(build); err != nil {
+		return fmt.Errorf("unable to run `go build`: %w", err)
 	}
-	return outfile, nil
+	return nil
 }
 
 // programEnv is the host's environment and the run's settings, in the variables the Go SDK reads
@@ -255,6 +178,6 @@ func (h *host) programEnv(req *pulumirpc.RunRequest) ([]string, error) {
 	set(pulumi.EnvDryRun, strconv.FormatBool(req.GetDryRun()))
 	set(pulumi.EnvParallel, strconv.Itoa(int(req.GetParallel())))
 	set(pulumi.EnvMonitor, req.GetMonitorAddress())
-	set(pulumi.EnvEngine, h.engineAddress)
+	set(pulumi.EnvEngine, h.EngineAddress)
 	return env, nil
 }

@@ -20,8 +20,13 @@
 // installed distribution's package folder (the toolchain package of v3.274.1 lists names and
 // versions only); Link adds the SDK's folder to the project's dependencies with the toolchain
 // (requirements.txt, pyproject.toml) and prints the import, written here from the LinkRequest
-// alone; it leaves out the typechecker option (mypy, pyright), debugging (attach), Pack, RunPlugin
-// (Python plugins), RuntimeOptionsPrompts and Template (`pulumi new`), and tracing spans.
+// alone; the program runs in a process group of its own (python and what it starts), killed when
+// its request ends early and when the engine is gone (its CLI killed: stdin ends, the host's
+// parent changes, or a 2 s health check fails), after which the host exits within a second, where
+// the real one waits for its 5-minute health check (internal/langhost, shared with this module's
+// Node.js and Go hosts). It leaves out the typechecker option (mypy, pyright), debugging (attach),
+// Pack, RunPlugin (Python plugins), RuntimeOptionsPrompts and Template (`pulumi new`), and
+// tracing spans.
 package main
 
 import (
@@ -37,12 +42,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/pulumi-chatbot/tools/pulumi/internal/langhost"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"github.com/pulumi/pulumi/sdk/v3/python/toolchain"
 	"google.golang.org/grpc"
@@ -50,90 +54,36 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 )
 
-const (
-	// The SDK's program runner, beside this host (the real host's default executor).
-	execName = "pulumi-language-python-exec"
-	// The runner's exit code for "the error was already shown to the user".
-	exitAfterUserActionableMessage = 32
-)
+// The SDK's program runner, beside this host (the real host's default executor).
+const execName = "pulumi-language-python-exec"
 
 func main() {
-	tracing := flag.String("tracing", "", "Emit tracing to a Zipkin-compatible tracing endpoint")
 	executor := flag.String("use-executor", "", "Use the given program as the executor instead of the one beside this host")
 	// Flags the CLI may pass that the real host keeps only for compatibility.
 	flag.String("virtualenv", "", "[obsolete] Virtual environment path to use")
 	flag.String("root", "", "[obsolete] Project root path to use")
 	flag.String("typechecker", "", "[obsolete] Use a typechecker to type check")
 	flag.String("toolchain", "pip", "[obsolete] Select the package manager to use for dependency management")
-	flag.Parse()
+	engineAddress, tracing := langhost.ParseArgs()
 
 	runner := *executor
 	if runner == "" {
 		self, err := os.Executable()
 		if err != nil {
-			fail(fmt.Errorf("could not find this executable: %w", err))
+			langhost.Fail(fmt.Errorf("could not find this executable: %w", err))
 		}
 		runner = filepath.Join(filepath.Dir(self), execName)
 		if _, err := os.Stat(runner); err != nil {
-			fail(fmt.Errorf("missing executor %s: %w", runner, err))
+			langhost.Fail(fmt.Errorf("missing executor %s: %w", runner, err))
 		}
 	}
-
-	h := &host{exec: runner, tracing: *tracing}
-	if args := flag.Args(); len(args) > 0 {
-		h.engineAddress = args[0]
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if h.engineAddress != "" {
-		// Exit when the engine goes away, as every plugin does.
-		if err := rpcutil.Healthcheck(ctx, h.engineAddress, 5*time.Minute, cancel); err != nil {
-			fail(fmt.Errorf("could not start the health check: %w", err))
-		}
-	}
-	stop := make(chan bool)
-	go func() {
-		<-ctx.Done()
-		close(stop)
-	}()
-	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
-		Cancel: stop,
-		Init: func(srv *grpc.Server) error {
-			pulumirpc.RegisterLanguageRuntimeServer(srv, h)
-			return nil
-		},
-	})
-	if err != nil {
-		fail(fmt.Errorf("could not start the language host: %w", err))
-	}
-	// The CLI reads the port from the first line of stdout.
-	fmt.Printf("%d\n", handle.Port)
-	if err := <-handle.Done; err != nil {
-		fail(err)
-	}
-}
-
-func fail(err error) {
-	fmt.Fprintf(os.Stderr, "pulumi-language-python: %v\n", err)
-	os.Exit(1)
+	langhost.Serve(&host{Server: langhost.NewServer(engineAddress), exec: runner, tracing: tracing})
 }
 
 type host struct {
-	pulumirpc.UnimplementedLanguageRuntimeServer
-	exec          string
-	engineAddress string
-	tracing       string
-}
-
-func (h *host) Handshake(
-	ctx context.Context, req *pulumirpc.LanguageHandshakeRequest,
-) (*pulumirpc.LanguageHandshakeResponse, error) {
-	h.engineAddress = req.GetEngineAddress()
-	return &pulumirpc.LanguageHandshakeResponse{}, nil
-}
-
-func (h *host) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
-	return &pulumirpc.PluginInfo{Version: version.Version}, nil
+	langhost.Server
+	exec    string
+	tracing string
 }
 
 // options reads `runtime.options` of Pulumi.yaml as the real host does: virtualenv and toolchain.
@@ -177,7 +127,7 @@ func toolchainOf(info *pulumirpc.ProgramInfo) (toolchain.Toolchain, toolchain.Py
 // engineWriters log to the engine as ephemeral messages, as the real host shows the output of
 // creating a virtual environment.
 func (h *host) engineWriters(ctx context.Context) (io.Writer, io.Writer, io.Closer, error) {
-	conn, err := grpc.NewClient(h.engineAddress,
+	conn, err := grpc.NewClient(h.EngineAddress,
 		grpc.WithTransportCredentials(insecure.NewCredentials()), rpcutil.GrpcChannelOptions())
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("language host could not make connection to engine: %w", err)
@@ -368,7 +318,7 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 		}
 	}
 	flag("monitor", req.GetMonitorAddress())
-	flag("engine", h.engineAddress)
+	flag("engine", h.EngineAddress)
 	flag("project", req.GetProject())
 	flag("root_directory", req.GetInfo().GetRootDirectory())
 	flag("stack", req.GetStack())
@@ -407,32 +357,13 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	cmd.Env = append(cmd.Env, "PULUMI_CONFIG_SECRET_KEYS="+string(keys))
 	cmd.Stdout = os.Stdout
 	cmd.Stderr = os.Stderr
-	cmd.WaitDelay = 5 * time.Second
-
-	err = cmd.Run()
-	if err == nil {
-		return &pulumirpc.RunResponse{}, nil
+	response := h.Programs.Run(cmd)
+	if response.GetBail() || response.GetError() != "" {
+		// Python does not flush its output when it exits abnormally: make sure the engine sees it.
+		_ = os.Stdout.Sync()
+		_ = os.Stderr.Sync()
 	}
-	// Python does not flush its output when it exits abnormally: make sure the engine sees it.
-	_ = os.Stdout.Sync()
-	_ = os.Stderr.Sync()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) {
-		return &pulumirpc.RunResponse{
-			Error: fmt.Sprintf("problem executing program (could not run language executor): %v", err),
-		}, nil
-	}
-	status, ok := exit.Sys().(syscall.WaitStatus)
-	switch {
-	case ok && status.ExitStatus() == exitAfterUserActionableMessage:
-		return &pulumirpc.RunResponse{Bail: true}, nil
-	case ok && status.ExitStatus() > 0:
-		return &pulumirpc.RunResponse{
-			Error: fmt.Sprintf("program exited with non-zero exit code: %d", status.ExitStatus()),
-		}, nil
-	default:
-		return &pulumirpc.RunResponse{Error: fmt.Sprintf("program exited unexpectedly: %v", exit)}, nil
-	}
+	return response, nil
 }
 
 // InstallDependencies creates the virtual environment and installs the project's requirements

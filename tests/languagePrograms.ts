@@ -1,0 +1,86 @@
+/**
+ * What the tests of Python and Go programs share about setting one up: the Python virtual
+ * environment of examples/python, `go` in a folder, and a copy of examples/go pointed at this
+ * checkout's SDK and plugin. Test tooling: not published.
+ */
+import { strict as assert } from "assert";
+import { execFile, execFileSync, spawnSync } from "child_process";
+import * as crypto from "crypto";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { promisify } from "util";
+import { root } from "./support";
+
+/** The installed package's plugin folder (`pulumi-resource-chatbot`), for a project's Pulumi.yaml. */
+export const PLUGIN_DIR = path.join(root, "node_modules", "pulumi-chatbot", "plugin");
+
+const PYTHON_EXAMPLE = path.join(root, "examples", "python");
+const GO_EXAMPLE = path.join(root, "examples", "go");
+const GO_SDK = path.join(root, "sdk", "go");
+const GO_SDK_MODULE = "github.com/pulumi-chatbot/sdk/go";
+
+/** python3 on PATH, or undefined. */
+export function python(): string | undefined {
+    const found = spawnSync("python3", ["--version"], { encoding: "utf8" });
+    return found.status === 0 ? "python3" : undefined;
+}
+
+/** The virtual environment of examples/python/requirements.txt, made when it is not there yet. */
+export function pythonVenv(): string {
+    const requirements = path.join(PYTHON_EXAMPLE, "requirements.txt");
+    const version = execFileSync("python3", ["--version"], { encoding: "utf8" }).trim();
+    const key = crypto
+        .createHash("sha256")
+        .update(fs.readFileSync(requirements))
+        .update(version)
+        .digest("hex")
+        .slice(0, 16);
+    const venv = path.join(root, ".pulumi-cli", "python-venv", key);
+    const done = path.join(venv, ".complete");
+    if (fs.existsSync(done)) return venv;
+    fs.rmSync(venv, { recursive: true, force: true });
+    execFileSync("python3", ["-m", "venv", venv], { stdio: "inherit" });
+    // From the example's folder: the requirements' relative path to sdk/python is from there.
+    execFileSync(path.join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "-r", requirements], {
+        cwd: PYTHON_EXAMPLE,
+        stdio: "inherit",
+    });
+    fs.writeFileSync(done, `${version}\n`);
+    return venv;
+}
+
+/** `go <args>` in `cwd`; rejects with go's own output. Builds share the default GOCACHE. */
+export async function go(args: string[], cwd: string, env: Record<string, string> = {}): Promise<string> {
+    try {
+        const { stdout, stderr } = await promisify(execFile)("go", args, {
+            cwd,
+            env: { ...process.env, ...env },
+            maxBuffer: 16 * 1024 * 1024,
+            timeout: 900_000,
+        });
+        return stdout + stderr;
+    } catch (e) {
+        const { stdout, stderr } = e as { stdout?: string; stderr?: string };
+        throw new Error(`go ${args.join(" ")} failed in ${cwd}:\n${stdout ?? ""}${stderr ?? ""}`, { cause: e });
+    }
+}
+
+/** A copy of examples/go in a temporary folder, pointed at this checkout's SDK and plugin, as its
+ *  README says to use it elsewhere. */
+export async function copyGoExample(): Promise<string> {
+    const project = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-go-")), "go");
+    fs.cpSync(GO_EXAMPLE, project, { recursive: true });
+    await go(["mod", "edit", `-replace=${GO_SDK_MODULE}=${GO_SDK}`], project);
+    const yaml = path.join(project, "Pulumi.yaml");
+    const text = fs.readFileSync(yaml, "utf8");
+    assert.match(text, /path: \.\.\/\.\.\/node_modules\/pulumi-chatbot\/plugin/);
+    fs.writeFileSync(yaml, text.replace("../../node_modules/pulumi-chatbot/plugin", PLUGIN_DIR));
+    return project;
+}
+
+/** Builds a Go program as the host does, with its flags, into `binary`: a cold cache compiles the
+ *  Pulumi SDK here (minutes), not under the CLI's time limit. */
+export async function buildGoProgram(project: string, binary: string): Promise<void> {
+    await go(["build", "-buildvcs=false", "-o", binary, "-trimpath", "-ldflags", "-w -s"], project);
+}
