@@ -35,9 +35,9 @@ import { ChatbotClient } from "../client/client";
 import { redact } from "../client/redact";
 import { resolveSettings, SettingsError } from "../config";
 import { listAll, readOne } from "../resources/lookup";
-import { resources } from "../resources/registry";
 import { differingKeys, inputKeys, isPlain, keysWhere, type AnySpec, type Plain } from "../resources/spec";
-import { managedResources } from "./stackExport";
+import { SECRET_SIG, SECRET_SIG_KEY } from "../resources/dynamicProvider";
+import { managedResources, specOfType } from "./stackExport";
 
 /** Exit codes: 0 done (or nothing to do); 1 a run may still hold the stack; 2 failed; 3 a
  *  pending create has several candidates and one must be chosen. Nothing is written on 1, 2, 3. */
@@ -83,10 +83,6 @@ interface Deployment extends Plain {
     resources?: ResourceState[];
     pending_operations?: PendingOperation[];
 }
-
-/** The engine's wrapper of a secret in a deployment (sdk/go/common/resource/properties.go). */
-const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
-const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 
 /** Runs of the CLI this command makes: no prompt, no colour. */
 const QUIET = ["--non-interactive", "--color", "never"];
@@ -286,8 +282,7 @@ interface PlanInput {
 
 /** The spec of a resource of this package's types (dynamic or native), else undefined. */
 function specOf(r: ResourceState): AnySpec | undefined {
-    const m = /(?:^|[:/])chatbot(?::index)?:(\w+)$/.exec(r.type);
-    return m ? resources.find((spec) => spec.type === m[1]) : undefined;
+    return specOfType(r.type);
 }
 
 /** Decides each pending create; reads only. Creates with the same account, type and inputs are

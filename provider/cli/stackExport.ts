@@ -13,7 +13,7 @@
  * Its `id` is managed unless it is `external` (read with `.get()`, not managed).
  */
 import { resources } from "../resources/registry";
-import { isPlain, type Plain } from "../resources/spec";
+import { isPlain, type AnySpec, type Plain } from "../resources/spec";
 
 export class StackExportError extends Error {
     constructor(message: string) {
@@ -28,7 +28,13 @@ export interface ManagedResource {
     type: string;
 }
 
-const OUR_TYPE = new RegExp(`(^|[:/])chatbot(:index)?:(${resources.map((spec) => spec.type).join("|")})$`);
+const OUR_TYPE = new RegExp(`(?:^|[:/])chatbot(?::index)?:(${resources.map((spec) => spec.type).join("|")})$`);
+
+/** The spec of a resource type of this package (the dynamic provider's or the native plugin's), else undefined. */
+export function specOfType(type: string): AnySpec | undefined {
+    const name = OUR_TYPE.exec(type)?.[1];
+    return name === undefined ? undefined : resources.find((spec) => spec.type === name);
+}
 const UNTYPED_DYNAMIC = "pulumi-nodejs:dynamic:Resource";
 
 /** The managed resources of this package in one export. `source` names it in errors. Never puts
