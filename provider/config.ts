@@ -7,16 +7,23 @@
  * in this process only: never in resource inputs, state or messages.
  *
  * How patient the client is can be tuned from the environment (whole milliseconds or counts):
- * `CHATBOT_REQUEST_TIMEOUT_MS` (one attempt, default 30000), `CHATBOT_RETRY_MAX_ATTEMPTS` (5),
- * `CHATBOT_RETRY_BASE_MS` (first backoff, 500), `CHATBOT_RETRY_MAX_ELAPSED_MS` (all retries, 60000),
- * `CHATBOT_MAX_IN_FLIGHT` (requests at once, 32). Tests shrink the waits with them.
+ * `CHATBOT_REQUEST_TIMEOUT_MS` (one attempt, default 30000), `CHATBOT_RETRY_MAX_ATTEMPTS` (attempts
+ * after failures other than rate limits, 5), `CHATBOT_RETRY_BASE_MS` (first backoff, 500),
+ * `CHATBOT_RETRY_MAX_ELAPSED_MS` (the time budget of one request's retries, 300000: rate limits
+ * are waited out within it), `CHATBOT_MAX_IN_FLIGHT` (requests at once, 32). The time budget is
+ * also a provider setting (`chatbot:retryMaxElapsedMs`), since how long a pipeline may wait is a
+ * stack's choice. Tests shrink the waits with them.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { ChatbotClient, type ClientOptions } from "./client/client";
 
 export const DEFAULT_API_URL = "https://api.chatbot.com";
 
-export const configKeys = { token: "chatbot:token", apiUrl: "chatbot:apiUrl" } as const;
+export const configKeys = {
+    token: "chatbot:token",
+    apiUrl: "chatbot:apiUrl",
+    retryMaxElapsedMs: "chatbot:retryMaxElapsedMs",
+} as const;
 export const envVars = { token: "CHATBOT_TOKEN", apiUrl: "CHATBOT_API_URL" } as const;
 
 /** Environment variables that tune timeouts, retries and the in-flight limit. */
@@ -33,7 +40,14 @@ export interface ProviderConfig {
     get(key: string): string | undefined;
 }
 
-let fromStack: { token?: string; apiUrl?: string } = {};
+/** Provider settings as stack config or an explicit provider gives them (strings, as config is). */
+export interface StackSettings {
+    token?: string;
+    apiUrl?: string;
+    retryMaxElapsedMs?: string;
+}
+
+let fromStack: StackSettings = {};
 
 /** Records stack config. Never throws: the plugin keeps a provider whose configure failed, with no
  *  config at all, so errors are raised where the settings are used instead. */
@@ -46,13 +60,17 @@ export function configureFromStack(config: ProviderConfig): void {
             return undefined;
         }
     };
-    fromStack = { token: read(configKeys.token), apiUrl: read(configKeys.apiUrl) };
+    fromStack = {
+        token: read(configKeys.token),
+        apiUrl: read(configKeys.apiUrl),
+        retryMaxElapsedMs: read(configKeys.retryMaxElapsedMs),
+    };
 }
 
 /** Changes whenever anything settings are made of changes: stack config or the environment. */
 export function settingsKey(env: NodeJS.ProcessEnv = process.env): string {
     const vars = [envVars.token, envVars.apiUrl, ...Object.values(tuningEnvVars)].map((k) => env[k] ?? "");
-    return JSON.stringify([fromStack.token, fromStack.apiUrl, ...vars]);
+    return JSON.stringify([fromStack.token, fromStack.apiUrl, fromStack.retryMaxElapsedMs, ...vars]);
 }
 
 export class SettingsError extends Error {
@@ -66,10 +84,7 @@ export type Settings = ClientOptions;
 
 /** `stack`: stack config as read where it is at hand: in the plugin, what `configure` recorded;
  *  in a program (the get functions), the program's own `chatbot` config. */
-export function resolveSettings(
-    env: NodeJS.ProcessEnv = process.env,
-    stack: { token?: string; apiUrl?: string } = fromStack,
-): Settings {
+export function resolveSettings(env: NodeJS.ProcessEnv = process.env, stack: StackSettings = fromStack): Settings {
     const given = { token: nonEmpty(stack.token), apiUrl: nonEmpty(stack.apiUrl) };
     const token = given.token ?? nonEmpty(env[envVars.token]);
     if (!token) {
@@ -91,11 +106,13 @@ export function resolveSettings(
     }
     // At most what a timer can wait (2^31-1 ms, about 24.8 days): beyond, Node fires at once.
     const MAX = 2_147_483_647;
-    const int = (key: keyof typeof tuningEnvVars, min: number): number | undefined => {
-        const raw = nonEmpty(env[tuningEnvVars[key]]);
+    const int = (key: keyof typeof tuningEnvVars, min: number, fromConfig?: string): number | undefined => {
+        const configured = nonEmpty(fromConfig);
+        const raw = configured ?? nonEmpty(env[tuningEnvVars[key]]);
         if (raw === undefined) return undefined;
         if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > MAX) {
-            throw new SettingsError(`${tuningEnvVars[key]} must be a whole number from ${min} to ${MAX}.`);
+            const source = configured !== undefined ? configKeys[key as keyof typeof configKeys] : tuningEnvVars[key];
+            throw new SettingsError(`${source} must be a whole number from ${min} to ${MAX}.`);
         }
         return Number(raw);
     };
@@ -108,7 +125,8 @@ export function resolveSettings(
         retry: {
             maxAttempts: int("maxAttempts", 1),
             baseDelayMs: int("baseDelayMs", 0),
-            maxElapsedMs: int("maxElapsedMs", 0),
+            maxElapsedMs: int("maxElapsedMs", 0, stack.retryMaxElapsedMs),
+            budgetHint: `Give it more time with \`pulumi config set ${configKeys.retryMaxElapsedMs} <ms>\` or the ${tuningEnvVars.maxElapsedMs} environment variable.`,
         },
     };
 }
@@ -133,11 +151,12 @@ const programClients = new Map<string, ChatbotClient>();
 /** The client for a program's own settings (the get functions), read as the provider reads them:
  *  the stack's `chatbot:token` and `chatbot:apiUrl`, else CHATBOT_TOKEN and CHATBOT_API_URL. */
 export function programClient(): ChatbotClient {
-    const [namespace, tokenKey] = configKeys.token.split(":");
-    const config = new pulumi.Config(namespace);
+    const config = new pulumi.Config(configKeys.token.split(":")[0]);
+    const read = (k: string) => config.get(k.split(":")[1]);
     const settings = resolveSettings(process.env, {
-        token: config.get(tokenKey),
-        apiUrl: config.get(configKeys.apiUrl.split(":")[1]),
+        token: read(configKeys.token),
+        apiUrl: read(configKeys.apiUrl),
+        retryMaxElapsedMs: read(configKeys.retryMaxElapsedMs),
     });
     const key = JSON.stringify(settings);
     let client = programClients.get(key);

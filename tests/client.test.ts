@@ -114,17 +114,18 @@ describe("client: retries against the simulator", () => {
         assert.equal(sim.requests.length, 4);
     });
 
-    it("a Retry-After longer than the retry limit ends the retries at once, in seconds or as a date", async () => {
+    it("a Retry-After longer than the time budget ends the retries at once, in seconds or as a date", async () => {
         const later = new Date(Date.now() + 90_000).toUTCString();
         for (const retryAfter of ["120", later]) {
             sim.resetRequests();
             sim.inject({ method: "GET", fault: { status: 429, retryAfter }, times: 5 });
             const t0 = Date.now();
-            await assert.rejects(client().request("GET", V2, op), (e: Error) => {
+            const c = client({ retry: { ...fast, maxElapsedMs: 60_000, budgetHint: "Raise it with X." } });
+            await assert.rejects(c.request("GET", V2, op), (e: Error) => {
                 assert.ok(e instanceof RateLimitError);
                 assert.match(
                     e.message,
-                    /Gave up after 1 attempt: the API asked to wait (120|8\d|90) s before retrying, longer than the 60 s retry limit allows\./,
+                    /HTTP 429 \(tooManyRequests\): injected fault\. Gave up after 1 attempt in \d+ ms \(1 limited\): the API asked to wait (120|8\d|90) s more, which would pass the 60 s retry budget\. Raise it with X\./,
                 );
                 return true;
             });
@@ -135,12 +136,41 @@ describe("client: retries against the simulator", () => {
     });
 
     it("the total time is bounded: no retry starts past maxElapsedMs", async () => {
-        sim.inject({ method: "GET", fault: { status: 503, retryAfter: "0" }, times: 3 });
+        sim.inject({ method: "GET", fault: { status: 503 }, times: 3 });
         sim.inject({ method: "GET", fault: { delayMs: 120 }, times: 10 });
         const c = client({ timeoutMs: 60, retry: { maxAttempts: 100, baseDelayMs: 1, maxElapsedMs: 300 } });
         const t0 = Date.now();
-        await assert.rejects(c.request("GET", V2, op), /another attempt would pass the 300 ms retry limit|Gave up/);
+        await assert.rejects(c.request("GET", V2, op), /another attempt would pass the 300 ms retry budget|Gave up/);
         assert.ok(Date.now() - t0 < 600, `took ${Date.now() - t0} ms`);
+    });
+
+    it("waits out 429s and 503s with Retry-After as told, however many: attempts bound only other failures", async () => {
+        sim.inject({ method: "GET", fault: { status: 429, retryAfter: "0" }, times: 3 });
+        sim.inject({ method: "GET", fault: { status: 503, retryAfter: "0" }, times: 2 });
+        sim.inject({ method: "GET", fault: { status: 500 } });
+        const c = client({ retry: { ...fast, maxAttempts: 2 } });
+        assert.deepEqual(await c.request("GET", V2, op), []);
+        assert.equal(sim.requests.length, 7, "5 limited, 1 failed, then served");
+        sim.resetRequests();
+        sim.inject({ method: "GET", fault: { status: 500 }, times: 2 });
+        await assert.rejects(c.request("GET", V2, op), /Gave up after 2 attempts/);
+    });
+
+    it("an account limit: 64 requests from 8 callers at once all succeed, paced once limited", async () => {
+        sim.rateLimit = { perSecond: 40, burst: 5 };
+        try {
+            const c = client();
+            const all = Array.from({ length: 8 }, async () => {
+                for (let i = 0; i < 8; i++) await c.request("GET", V2, op);
+            });
+            await Promise.all(all);
+            const served = sim.requests.filter((r) => r.status === 200).length;
+            assert.equal(served, 64);
+            assert.ok(c.pacer.decreases >= 1 && Number.isFinite(c.pacer.rate), "the client paced itself");
+            assert.equal(sim.rateLimited, sim.requests.length - served);
+        } finally {
+            sim.rateLimit = undefined;
+        }
     });
 
     it("a POST is repeated after a 429 but not after a 5xx, a reset or a timeout (it may have been made)", async () => {

@@ -1,12 +1,23 @@
 /**
  * The ChatBot API client: requests over one keep-alive pool (./transport.ts), retried as the
- * policy says (./retry.ts), with a limit on requests in flight. Resources say what to send; the
+ * policy says (./retry.ts), paced once the API limits them (./pacer.ts), with a limit on requests
+ * in flight. Resources say what to send; the
  * client knows only how. It imports nothing from the rest of the package: `config.ts` builds one
  * from the provider's settings.
  */
 import type { Dispatcher } from "undici";
-import type { ChatbotApiError } from "./errors";
-import { DEFAULT_RETRY, lookFor, retrying, safeToRetry, type Method, type RetryPolicy } from "./retry";
+import { ChatbotApiError } from "./errors";
+import { Pacer } from "./pacer";
+import {
+    DEFAULT_RETRY,
+    STOPPING,
+    isRateLimited,
+    lookFor,
+    retrying,
+    safeToRetry,
+    type Method,
+    type RetryPolicy,
+} from "./retry";
 import { sendOnce, type RequestOptions, type Target } from "./transport";
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -37,6 +48,8 @@ export class ChatbotClient {
     readonly retry: RetryPolicy;
     /** The API's clock minus ours (ms), from the `Date` header of the latest answer; 0 before any. */
     clockOffsetMs = 0;
+    /** How fast this client sends once the API has limited it; shared by all its requests. */
+    readonly pacer = new Pacer();
     private readonly slots: Slots;
     private readonly target: Target;
 
@@ -49,6 +62,7 @@ export class ChatbotClient {
             baseDelayMs: retry.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs,
             maxDelayMs: retry.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs,
             maxElapsedMs: retry.maxElapsedMs ?? DEFAULT_RETRY.maxElapsedMs,
+            budgetHint: retry.budgetHint,
         };
         this.slots = new Slots(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
         this.target = {
@@ -72,14 +86,25 @@ export class ChatbotClient {
         );
     }
 
-    /** One attempt, no retry, within the in-flight limit. */
-    send<T = unknown>(method: Method, path: string, opts: RequestOptions<T>): Promise<T> {
-        return this.slots.run(() => sendOnce(this.target, method, path, opts));
+    /** One attempt, no retry, in its turn (the pacer) and within the in-flight limit. */
+    async send<T = unknown>(method: Method, path: string, opts: RequestOptions<T>): Promise<T> {
+        const sentAt = await this.pacer.turn();
+        if (sentAt === undefined) {
+            throw new ChatbotApiError({ operation: opts.operation }, `Not sent: ${STOPPING}.`);
+        }
+        try {
+            const answer = await this.slots.run(() => sendOnce(this.target, method, path, opts));
+            this.pacer.succeeded();
+            return answer;
+        } catch (e) {
+            if (isRateLimited(e)) this.pacer.limited(sentAt);
+            throw e;
+        }
     }
 
     /** Runs `attempt` under this client's retry policy (see ./retry.ts). */
     retrying<T>(attempt: () => Promise<T>, retryable: (e: ChatbotApiError) => boolean): Promise<T> {
-        return retrying(this.retry, attempt, retryable);
+        return retrying(this.retry, attempt, retryable, () => this.pacer.queuedMs());
     }
 
     /** Looks until found or `withinMs` has passed, pausing as this client's policy says. */

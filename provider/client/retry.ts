@@ -8,7 +8,11 @@
  * A POST (create) that may have been carried out is never repeated here: the resource first looks
  * for what it may have made (`createOnce` in resources/writes.ts).
  * Waits follow `Retry-After` (seconds or an HTTP date) when the API sends one, else exponential
- * backoff with full jitter; attempts and total time are bounded (`RetryPolicy`).
+ * backoff with full jitter. When the API limits requests (429, or 503 with `Retry-After`: it says
+ * when to come back), the client waits as told for as long as the time budget allows, however
+ * many attempts that takes: a pipeline must not fail because the API asked it to wait. Other
+ * failures are bounded by attempts as well as by the budget (`RetryPolicy`). Every wait ends at
+ * once when the run is being cancelled (`stopWaiting`).
  *
  * Why not undici's RetryAgent/RetryHandler: it honours Retry-After (seconds and dates), but its
  * backoff has no jitter, nothing bounds the total time, and one `methods` list governs both status
@@ -33,16 +37,19 @@ export interface RetryPolicy {
     /** The wait before retry n is random, up to min(maxDelayMs, baseDelayMs · 2^(n-1)) ("full jitter"). */
     baseDelayMs: number;
     maxDelayMs: number;
-    /** No retry starts later than this after the first attempt; a Retry-After beyond it ends the
-     *  retries at once (waiting would only delay the same failure). */
+    /** The time budget: no retry starts later than this after the first attempt; a Retry-After
+     *  beyond it ends the retries at once (waiting would only delay the same failure). */
     maxElapsedMs: number;
+    /** Added when the budget is spent: how to give it more. */
+    budgetHint?: string;
 }
 
 export const DEFAULT_RETRY: RetryPolicy = {
     maxAttempts: 5,
     baseDelayMs: 500,
     maxDelayMs: 10_000,
-    maxElapsedMs: 60_000,
+    // Minutes, not seconds: an account shared by many pipelines may ask each to wait often.
+    maxElapsedMs: 300_000,
 };
 
 /** See the file's comment. A POST is retried only where the API certainly did nothing. */
@@ -53,37 +60,55 @@ export function safeToRetry(method: Method, e: ChatbotApiError): boolean {
     return e instanceof ServerError || e instanceof ConnectionError || e instanceof ResponseFormatError;
 }
 
+/** The API limits requests and says so: 429, or 503 with a `Retry-After` (an overloaded API
+ *  saying when to come back). Such answers are waited out, and slow the client down (./pacer.ts). */
+export function isRateLimited(e: unknown): e is ChatbotApiError {
+    return (
+        e instanceof RateLimitError ||
+        (e instanceof ServerError && e.status === 503 && retryAfterMs(e.retryAfter) !== undefined)
+    );
+}
+
 /**
  * Runs `attempt` until it succeeds or throws what `retryable` refuses, waiting between attempts
- * as `policy` says. When it gives up, the last error says so and why.
+ * as `policy` says. When it gives up, the last error says so, how long it waited and why.
  */
 export async function retrying<T>(
     policy: RetryPolicy,
     attempt: () => Promise<T>,
     retryable: (e: ChatbotApiError) => boolean,
+    /** How long the next attempt will wait for its turn (./pacer.ts) before it is sent. */
+    queuedMs: () => number = () => 0,
 ): Promise<T> {
     const started = Date.now();
+    let limits = 0;
+    let failures = 0;
     for (let n = 1; ; n++) {
         try {
             return await attempt();
         } catch (e) {
             if (!(e instanceof ChatbotApiError) || !retryable(e)) throw e;
+            const limited = isRateLimited(e);
+            if (limited) limits++;
+            else failures++;
             const elapsed = Date.now() - started;
-            const tries = `${n} attempt${n === 1 ? "" : "s"}`;
+            const tries = `${n} attempt${n === 1 ? "" : "s"} in ${duration(elapsed)}`;
             const asked = retryAfterMs(e.retryAfter);
-            const wait = asked ?? backoffMs(n, policy);
-            if (n >= policy.maxAttempts) {
-                throw appendNote(e, `Gave up after ${tries} in ${duration(elapsed)}.`);
-            }
-            if (elapsed + wait > policy.maxElapsedMs) {
-                const limit = `the ${duration(policy.maxElapsedMs)} retry limit`;
+            const wait = asked ?? backoffMs(limited ? limits : failures, policy);
+            if (!limited && failures >= policy.maxAttempts) throw appendNote(e, `Gave up after ${tries}.`);
+            if (elapsed + Math.max(wait, queuedMs()) > policy.maxElapsedMs) {
+                const budget = `the ${duration(policy.maxElapsedMs)} retry budget`;
                 const why =
                     asked !== undefined
-                        ? `the API asked to wait ${duration(asked)} before retrying, longer than ${limit} allows`
-                        : `another attempt would pass ${limit}`;
-                throw appendNote(e, `Gave up after ${tries}: ${why}.`);
+                        ? `the API asked to wait ${duration(asked)} more, which would pass ${budget}`
+                        : `another attempt would pass ${budget}`;
+                const hint = policy.budgetHint ? ` ${policy.budgetHint}` : "";
+                throw appendNote(
+                    e,
+                    `Gave up after ${tries}${limits > 0 ? ` (${limits} limited)` : ""}: ${why}.${hint}`,
+                );
             }
-            await sleep(wait);
+            if (!(await pause(wait))) throw appendNote(e, `Stopped waiting to retry: ${STOPPING}.`);
         }
     }
 }
@@ -101,8 +126,8 @@ export async function lookFor<T>(
     const deadline = Date.now() + withinMs;
     let found = await look();
     for (let n = 1; found === undefined && Date.now() < deadline; n++) {
-        const pause = Math.max(50, Math.min(policy.baseDelayMs * 2 ** (n - 1), policy.maxDelayMs));
-        await sleep(Math.max(0, Math.min(pause, deadline - Date.now())));
+        const wait = Math.max(50, Math.min(policy.baseDelayMs * 2 ** (n - 1), policy.maxDelayMs));
+        if (!(await pause(Math.max(0, Math.min(wait, deadline - Date.now()))))) return found;
         found = await look();
     }
     return found;
@@ -122,8 +147,30 @@ export function backoffMs(n: number, policy: RetryPolicy, random: () => number =
     return Math.floor(random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (n - 1)));
 }
 
-export function sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, ms));
+/** Why waits end early: said in the errors of requests that were waiting. */
+export const STOPPING = "the run is being cancelled";
+let stopped = false;
+const waking = new Set<() => void>();
+
+/** Waits `ms`; resolves false at once, and for every later wait, once `stopWaiting` was called. */
+export function pause(ms: number): Promise<boolean> {
+    if (stopped) return Promise.resolve(false);
+    return new Promise((resolve) => {
+        const wake = () => {
+            clearTimeout(timer);
+            waking.delete(wake);
+            resolve(!stopped);
+        };
+        const timer = setTimeout(wake, ms);
+        waking.add(wake);
+    });
+}
+
+/** Ends every wait of this process now and every later one at once: the run is being cancelled
+ *  (the native plugin's Cancel), so nothing more is worth waiting for. */
+export function stopWaiting(): void {
+    stopped = true;
+    for (const wake of [...waking]) wake();
 }
 
 /** `120 ms`, `1.5 s`, `60 s` */

@@ -6,7 +6,8 @@
  * resource. The SDKs of other languages are generated from it (`npm run gen-sdk`, into sdk/), so
  * it also carries what those generators read: each language's package names.
  */
-import { configKeys, DEFAULT_API_URL, envVars } from "../config";
+import { DEFAULT_RETRY } from "../client/retry";
+import { configKeys, DEFAULT_API_URL, envVars, tuningEnvVars } from "../config";
 import { resources } from "../resources/registry";
 import { ADOPT_KEY, type Field, type FieldKind, type OutputType } from "../resources/spec";
 import { validate } from "../schema/validate";
@@ -149,6 +150,13 @@ export const SETTINGS = {
         description:
             `The ChatBot API address. Where none is given, the ${envVars.apiUrl} environment variable, else ` +
             `${DEFAULT_API_URL}.`,
+    },
+    retryMaxElapsedMs: {
+        type: "integer",
+        description:
+            "The time budget of one request's retries, in milliseconds: an API that limits requests (429, or 503 " +
+            "with Retry-After) is waited out as it asks within it, however many attempts that takes. Where none " +
+            `is given, the ${tuningEnvVars.maxElapsedMs} environment variable, else ${DEFAULT_RETRY.maxElapsedMs}.`,
     },
 } as const satisfies Record<keyof typeof configKeys, Property>;
 

@@ -15,6 +15,7 @@
  * Started by the engine: it prints the port it listens on (loopback) and serves until killed.
  */
 import * as path from "path";
+import { stopWaiting } from "../client/retry";
 import { configureFromStack } from "../config";
 import { exitWhenEngineGone } from "../engineWatch";
 import { resources } from "../resources/registry";
@@ -186,14 +187,16 @@ export const service = {
             .setDiffsList(changed);
     }),
 
-    /** `chatbot:token` and `chatbot:apiUrl` from the provider's configuration (the default
-     *  provider's is the stack's `chatbot` config), else the environment, as the dynamic provider. */
+    /** `chatbot:token`, `chatbot:apiUrl` and `chatbot:retryMaxElapsedMs` from the provider's
+     *  configuration (the default provider's is the stack's `chatbot` config), else the
+     *  environment, as the dynamic provider. */
     configure: serve(async (req) => {
         const args = unwrap(req.getArgs()).value;
         const variables: Map<string, string> = new Map(req.getVariablesMap().entries());
         const setting = (key: string) => {
             const name = key.split(":")[1];
             const given = args[name] ?? variables.get(key) ?? variables.get(`${PACKAGE}:config:${name}`);
+            if (typeof given === "number") return String(given);
             return typeof given === "string" ? given : undefined;
         };
         configureFromStack({ get: setting });
@@ -284,7 +287,12 @@ export const service = {
         return new emptyProto.Empty();
     }),
 
-    cancel: serve(async () => new emptyProto.Empty()),
+    /** The engine is cancelling the run (a first Ctrl-C, a cancelled pipeline): requests waiting
+     *  out a rate limit or their turn give up now instead of holding the run for minutes. */
+    cancel: serve(async () => {
+        stopWaiting();
+        return new emptyProto.Empty();
+    }),
 };
 
 /** Serves on a loopback port and prints it, as the engine expects of a plugin. */

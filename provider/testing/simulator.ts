@@ -45,6 +45,18 @@ export interface SimulatorOptions {
     verifyWebhooks?: boolean;
     /** Time allowed for each verification request and webhook call (ms). Default ChatBot's 10000. */
     webhookTimeoutMs?: number;
+    /**
+     * An account-wide request limit, as SaaS APIs have (ChatBot publishes none): a token bucket
+     * holding `burst` requests (default: `perSecond`), refilled at `perSecond`. A request beyond it
+     * is answered 429 with `Retry-After` (whole seconds until a request would be served) and does
+     * not count against the bucket. Default: no limit. May be changed at any time (`rateLimit`).
+     */
+    rateLimit?: RateLimit;
+}
+
+export interface RateLimit {
+    perSecond: number;
+    burst?: number;
 }
 
 /** A stored v2 connection: the single read's fields. */
@@ -130,6 +142,10 @@ export class ChatbotSimulator {
     clockOffsetMs: number;
     inFlight = 0;
     maxInFlight = 0;
+    /** Requests answered 429 by the account limit (`SimulatorOptions.rateLimit`). */
+    rateLimited = 0;
+    private rateLimitValue: RateLimit | undefined;
+    private bucket = { tokens: 0, at: 0 };
 
     private constructor(
         private readonly server: http.Server,
@@ -141,6 +157,36 @@ export class ChatbotSimulator {
         this.latencyMs = options.latencyMs ?? 0;
         this.clockOffsetMs = options.clockOffsetMs ?? 0;
         this.verifyWebhooks = options.verifyWebhooks ?? false;
+        this.rateLimit = options.rateLimit;
+    }
+
+    /** The account-wide request limit (see `SimulatorOptions.rateLimit`); undefined: none. Setting
+     *  it fills the bucket. */
+    get rateLimit(): RateLimit | undefined {
+        return this.rateLimitValue;
+    }
+
+    set rateLimit(limit: RateLimit | undefined) {
+        if (limit && !(limit.perSecond > 0 && (limit.burst ?? limit.perSecond) >= 1)) {
+            throw new RangeError("rateLimit: perSecond must be above 0 and burst at least 1");
+        }
+        this.rateLimitValue = limit && { ...limit };
+        this.bucket = { tokens: limit ? (limit.burst ?? limit.perSecond) : 0, at: Date.now() };
+    }
+
+    /** Takes a request from the bucket; undefined if served, else the seconds to wait. */
+    private overLimit(): number | undefined {
+        const limit = this.rateLimitValue;
+        if (!limit) return undefined;
+        const now = Date.now();
+        const burst = limit.burst ?? limit.perSecond;
+        this.bucket.tokens = Math.min(burst, this.bucket.tokens + ((now - this.bucket.at) / 1000) * limit.perSecond);
+        this.bucket.at = now;
+        if (this.bucket.tokens >= 1) {
+            this.bucket.tokens -= 1;
+            return undefined;
+        }
+        return Math.max(1, Math.ceil((1 - this.bucket.tokens) / limit.perSecond));
     }
 
     static async start(options: SimulatorOptions = {}): Promise<ChatbotSimulator> {
@@ -279,9 +325,10 @@ export class ChatbotSimulator {
         this.faults.length = 0;
     }
 
-    /** Forgets the request log (and the in-flight peak). */
+    /** Forgets the request log (and the in-flight peak and the count of requests limited). */
     resetRequests(): void {
         this.requests.length = 0;
+        this.rateLimited = 0;
         this.maxInFlight = this.inFlight;
     }
 
@@ -312,6 +359,12 @@ export class ChatbotSimulator {
         try {
             const raw = await readBody(req);
             if (this.latencyMs > 0) await sleep(this.latencyMs);
+            const wait = this.overLimit();
+            if (wait !== undefined) {
+                this.rateLimited++;
+                record(429);
+                return send(res, 429, envelope(429, "rate limit exceeded"), { "retry-after": String(wait) });
+            }
             const fault = this.takeFault(method, path);
             if (fault === "reset-before") {
                 record(0);
