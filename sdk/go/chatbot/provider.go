@@ -38,6 +38,8 @@ func NewProvider(ctx *pulumi.Context,
 type providerArgs struct {
 	// The ChatBot API address. Where none is given, the CHATBOT_API_URL environment variable, else https://api.chatbot.com.
 	ApiUrl *string `pulumi:"apiUrl"`
+	// The time budget of one request's retries, in milliseconds: an API that limits requests (429, or 503 with Retry-After) is waited out as it asks within it, however many attempts that takes. Where none is given, the CHATBOT_RETRY_MAX_ELAPSED_MS environment variable, else 300000.
+	RetryMaxElapsedMs *int `pulumi:"retryMaxElapsedMs"`
 	// The ChatBot developer access token: which account. Secret. Where none is given, the CHATBOT_TOKEN environment variable.
 	Token *string `pulumi:"token"`
 }
@@ -46,6 +48,8 @@ type providerArgs struct {
 type ProviderArgs struct {
 	// The ChatBot API address. Where none is given, the CHATBOT_API_URL environment variable, else https://api.chatbot.com.
 	ApiUrl pulumi.StringPtrInput
+	// The time budget of one request's retries, in milliseconds: an API that limits requests (429, or 503 with Retry-After) is waited out as it asks within it, however many attempts that takes. Where none is given, the CHATBOT_RETRY_MAX_ELAPSED_MS environment variable, else 300000.
+	RetryMaxElapsedMs pulumi.IntPtrInput
 	// The ChatBot developer access token: which account. Secret. Where none is given, the CHATBOT_TOKEN environment variable.
 	Token pulumi.StringPtrInput
 }

@@ -20,15 +20,19 @@ __all__ = ['ProviderArgs', 'Provider']
 class ProviderArgs:
     def __init__(__self__, *,
                  api_url: pulumi.Input[Optional[_builtins.str]] = None,
+                 retry_max_elapsed_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None):
         """
         The set of arguments for constructing a Provider resource.
 
         :param pulumi.Input[_builtins.str] api_url: The ChatBot API address. Where none is given, the CHATBOT_API_URL environment variable, else https://api.chatbot.com.
+        :param pulumi.Input[_builtins.int] retry_max_elapsed_ms: The time budget of one request's retries, in milliseconds: an API that limits requests (429, or 503 with Retry-After) is waited out as it asks within it, however many attempts that takes. Where none is given, the CHATBOT_RETRY_MAX_ELAPSED_MS environment variable, else 300000.
         :param pulumi.Input[_builtins.str] token: The ChatBot developer access token: which account. Secret. Where none is given, the CHATBOT_TOKEN environment variable.
         """
         if api_url is not None:
             pulumi.set(__self__, "api_url", api_url)
+        if retry_max_elapsed_ms is not None:
+            pulumi.set(__self__, "retry_max_elapsed_ms", retry_max_elapsed_ms)
         if token is not None:
             pulumi.set(__self__, "token", token)
 
@@ -43,6 +47,18 @@ class ProviderArgs:
     @api_url.setter
     def api_url(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "api_url", value)
+
+    @_builtins.property
+    @pulumi.getter(name="retryMaxElapsedMs")
+    def retry_max_elapsed_ms(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        The time budget of one request's retries, in milliseconds: an API that limits requests (429, or 503 with Retry-After) is waited out as it asks within it, however many attempts that takes. Where none is given, the CHATBOT_RETRY_MAX_ELAPSED_MS environment variable, else 300000.
+        """
+        return pulumi.get(self, "retry_max_elapsed_ms")
+
+    @retry_max_elapsed_ms.setter
+    def retry_max_elapsed_ms(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "retry_max_elapsed_ms", value)
 
     @_builtins.property
     @pulumi.getter
@@ -64,6 +80,7 @@ class Provider(pulumi.ProviderResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  api_url: pulumi.Input[Optional[_builtins.str]] = None,
+                 retry_max_elapsed_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
@@ -72,6 +89,7 @@ class Provider(pulumi.ProviderResource):
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] api_url: The ChatBot API address. Where none is given, the CHATBOT_API_URL environment variable, else https://api.chatbot.com.
+        :param pulumi.Input[_builtins.int] retry_max_elapsed_ms: The time budget of one request's retries, in milliseconds: an API that limits requests (429, or 503 with Retry-After) is waited out as it asks within it, however many attempts that takes. Where none is given, the CHATBOT_RETRY_MAX_ELAPSED_MS environment variable, else 300000.
         :param pulumi.Input[_builtins.str] token: The ChatBot developer access token: which account. Secret. Where none is given, the CHATBOT_TOKEN environment variable.
         """
         ...
@@ -99,6 +117,7 @@ class Provider(pulumi.ProviderResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  api_url: pulumi.Input[Optional[_builtins.str]] = None,
+                 retry_max_elapsed_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
@@ -110,6 +129,7 @@ class Provider(pulumi.ProviderResource):
             __props__ = ProviderArgs.__new__(ProviderArgs)
 
             __props__.__dict__["api_url"] = api_url
+            __props__.__dict__["retry_max_elapsed_ms"] = pulumi.Output.from_input(retry_max_elapsed_ms).apply(pulumi.runtime.to_json) if retry_max_elapsed_ms is not None else None
             __props__.__dict__["token"] = None if token is None else pulumi.Output.secret(token)
         super(Provider, __self__).__init__(
             'chatbot',

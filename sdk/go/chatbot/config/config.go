@@ -16,6 +16,11 @@ func GetApiUrl(ctx *pulumi.Context) string {
 	return config.Get(ctx, "chatbot:apiUrl")
 }
 
+// The time budget of one request's retries, in milliseconds: an API that limits requests (429, or 503 with Retry-After) is waited out as it asks within it, however many attempts that takes. Where none is given, the CHATBOT_RETRY_MAX_ELAPSED_MS environment variable, else 300000.
+func GetRetryMaxElapsedMs(ctx *pulumi.Context) int {
+	return config.GetInt(ctx, "chatbot:retryMaxElapsedMs")
+}
+
 // The ChatBot developer access token: which account. Secret. Where none is given, the CHATBOT_TOKEN environment variable.
 func GetToken(ctx *pulumi.Context) string {
 	return config.Get(ctx, "chatbot:token")

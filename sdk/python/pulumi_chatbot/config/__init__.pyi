@@ -19,6 +19,11 @@ apiUrl: Optional[str]
 The ChatBot API address. Where none is given, the CHATBOT_API_URL environment variable, else https://api.chatbot.com.
 """
 
+retryMaxElapsedMs: Optional[int]
+"""
+The time budget of one request's retries, in milliseconds: an API that limits requests (429, or 503 with Retry-After) is waited out as it asks within it, however many attempts that takes. Where none is given, the CHATBOT_RETRY_MAX_ELAPSED_MS environment variable, else 300000.
+"""
+
 token: Optional[str]
 """
 The ChatBot developer access token: which account. Secret. Where none is given, the CHATBOT_TOKEN environment variable.

@@ -28,6 +28,13 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get('apiUrl')
 
     @_builtins.property
+    def retry_max_elapsed_ms(self) -> Optional[int]:
+        """
+        The time budget of one request's retries, in milliseconds: an API that limits requests (429, or 503 with Retry-After) is waited out as it asks within it, however many attempts that takes. Where none is given, the CHATBOT_RETRY_MAX_ELAPSED_MS environment variable, else 300000.
+        """
+        return __config__.get_int('retryMaxElapsedMs')
+
+    @_builtins.property
     def token(self) -> Optional[str]:
         """
         The ChatBot developer access token: which account. Secret. Where none is given, the CHATBOT_TOKEN environment variable.
