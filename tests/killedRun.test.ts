@@ -7,10 +7,10 @@
  * Then the cases where the evidence does not single out one connection.
  */
 import { strict as assert } from "assert";
-import { execFile } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
+import { killDuring, recoverRun } from "./killedRuns";
 import { emptySimulator, installedTesting, root, secondNodePass } from "./support";
 import {
     CONNECTION_TYPE,
@@ -20,7 +20,6 @@ import {
     LEGACY_TYPE,
     ok,
     OTHER_STORY,
-    pulumiCli,
     PulumiStack,
     STORY,
     type Declared,
@@ -35,7 +34,6 @@ const SECRET_CONFIG = {
     headerValue: { secret: HEADER_VALUE },
     password: { secret: PASSWORD },
 };
-const CLI = path.join(root, "node_modules", "pulumi-chatbot", "dist", "cli", "index.js");
 
 /** A small seeded generator (mulberry32), so a failing kill moment can be replayed. */
 function seeded(seed: number): () => number {
@@ -75,59 +73,6 @@ function declared(names: string[], version: number, story: (name: string) => str
                   },
               },
     );
-}
-
-/** `pulumi-chatbot recover` as a pipeline runs it: in the project, the CLI on PATH. */
-function recoverRun(
-    stack: PulumiStack,
-    args: string[] = [],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-    const env = stack.environment({ PATH: `${path.dirname(pulumiCli())}${path.delimiter}${process.env.PATH ?? ""}` });
-    return new Promise((resolve) => {
-        execFile(
-            process.execPath,
-            [CLI, "recover", "--stack", stack.name, ...args],
-            { cwd: stack.projectDir, env, timeout: 180_000 },
-            (error, stdout, stderr) =>
-                resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }),
-        );
-    });
-}
-
-/**
- * Starts `pulumi <command>` and kills it (SIGKILL) once the simulator has answered `afterWrites`
- * writes, or after `deadlineMs` at the latest; resolves when it has exited. Then waits until
- * the simulator has no request in hand (what was in flight has landed).
- */
-async function killDuring(
-    sim: ChatbotSimulator,
-    stack: PulumiStack,
-    command: "up" | "destroy",
-    afterWrites: number,
-    deadlineMs = 30_000,
-): Promise<{ killedAfter: number }> {
-    const writes = () => sim.requests.filter((r) => r.method !== "GET").length;
-    const start = writes();
-    let pid: number | undefined;
-    let killedAfter = -1;
-    const done = stack.run(command, { onStart: (p) => (pid = p) });
-    const began = Date.now();
-    let finished = false;
-    void done.then(() => (finished = true));
-    while (!finished && Date.now() - began < deadlineMs) {
-        if (pid !== undefined && writes() - start >= afterWrites) break;
-        await new Promise((r) => setTimeout(r, 10));
-    }
-    if (!finished && pid !== undefined) {
-        killedAfter = writes() - start;
-        process.kill(pid, "SIGKILL");
-    }
-    const result = await done;
-    assert.ok(killedAfter >= 0, `the run ended before it could be killed:\n${result.stdout}`);
-    // What the killed run had sent lands; a plugin that outlives the run starts nothing new.
-    await new Promise((r) => setTimeout(r, 300));
-    await sim.idle();
-    return { killedAfter };
 }
 
 /** Starts `pulumi up` and kills it once the simulator holds `requests` requests at once (with a

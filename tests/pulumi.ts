@@ -47,14 +47,28 @@ export interface Declared {
 /** A project running tests/programs/declare.js, and a stack of it that reaches `sim`. */
 export async function declareStack(
     sim: ChatbotSimulator,
-    opts: { config?: Record<string, ConfigValue>; env?: Record<string, string | undefined> } = {},
+    opts: {
+        config?: Record<string, ConfigValue>;
+        env?: Record<string, string | undefined>;
+        stack?: string;
+        /** The native plugin's classes instead of the dynamic provider's. */
+        native?: boolean;
+    } = {},
 ): Promise<{ stack: PulumiStack; declare(resources: Declared[]): Promise<void>; dispose(): void }> {
+    const program = fs.readFileSync(path.join(__dirname, "programs", "declare.js"), "utf8");
+    // The native delivery: the same program on pulumi-chatbot/native, the plugin from the package.
+    const plugin = path.join(__dirname, "..", "node_modules", "pulumi-chatbot", "plugin");
     const project = tempProject("declare", {
-        "Pulumi.yaml": jsProjectYaml("declare"),
-        "index.js": fs.readFileSync(path.join(__dirname, "programs", "declare.js"), "utf8"),
+        "Pulumi.yaml": opts.native
+            ? `${jsProjectYaml("declare")}plugins:\n  providers:\n    - name: chatbot\n      path: ${plugin}\n`
+            : jsProjectYaml("declare"),
+        "index.js": opts.native
+            ? program.replace('require("pulumi-chatbot")', 'require("pulumi-chatbot/native")')
+            : program,
     });
     const stack = await PulumiStack.create({
         projectDir: project,
+        stack: opts.stack,
         config: { "chatbot:apiUrl": sim.url, "chatbot:token": { secret: sim.token }, ...opts.config },
         // Retries wait milliseconds, not seconds, in tests.
         env: { CHATBOT_RETRY_BASE_MS: "5", ...opts.env },

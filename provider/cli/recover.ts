@@ -27,6 +27,7 @@
  * On a stack with no pending operation and no lock it does nothing: safe before every `up`.
  */
 import { spawn } from "child_process";
+import { createHash } from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -134,12 +135,15 @@ export async function recover(argv: string[], io: RecoverIo): Promise<number> {
             }
             return r.stdout;
         };
-        const stack = values.stack ?? (await run(["stack", "--show-name"], "stack --show-name")).trim();
-        const project = /^name:\s*["']?([^"'\s#]+)/m.exec(readProjectFile(io.cwd))?.[1] ?? "";
+        const project = /^name:\s*["']?([^"'\s#]+)/m.exec(readProjectFile(io.cwd).text)?.[1] ?? "";
+        // Nothing may load the stack's checkpoint before the metadata repair below: a kill can
+        // leave it unloadable ("failed to load checkpoint: EOF"). `whoami` does not load it.
+        const { url: backendUrl } = JSON.parse(await run(["whoami", "--json"], "whoami")) as { url?: string };
+        const stack = values.stack ?? selectedStack(io, project, backendUrl ?? "");
         const onStack = ["--stack", stack];
 
         // 1. The lock, read first: a run that is still going must not be raced.
-        const root = await fileBackendRoot(io, run);
+        const root = fileBackendRoot(io, backendUrl);
         const found = root === undefined ? "unreadable" : readLock(root, project, stack);
         const lock = found === "unreadable" ? undefined : found;
         if (lock && !lock.gone && !values["cancel-lock"]) {
@@ -360,10 +364,13 @@ function accountOf(r: ResourceState, p: PlanInput) {
     const at = ref.lastIndexOf("::");
     const provider = p.deployment.resources?.find((x) => x.urn === ref.slice(0, at) && x.id === ref.slice(at + 2));
     const given = plainValue(provider?.inputs ?? {}) as Plain;
-    const pick = (key: string) =>
-        typeof given[key] === "string" ? (given[key] as string) : p.fromConfig(`chatbot:${key}`);
+    const pick = (key: string) => {
+        const value = given[key];
+        return typeof value === "string" || typeof value === "number" ? String(value) : p.fromConfig(`chatbot:${key}`);
+    };
     try {
-        return resolveSettings(p.env, { token: pick("token"), apiUrl: pick("apiUrl") });
+        const [token, apiUrl, retryMaxElapsedMs] = ["token", "apiUrl", "retryMaxElapsedMs"].map(pick);
+        return resolveSettings(p.env, { token, apiUrl, retryMaxElapsedMs });
     } catch (e) {
         if (e instanceof SettingsError) throw new RecoverError(`${r.urn}: ${e.message}`);
         throw e;
@@ -462,11 +469,7 @@ interface Lock {
 }
 
 /** The folder of a file backend (`pulumi whoami` names the backend), else undefined. */
-async function fileBackendRoot(
-    io: RecoverIo,
-    run: (args: string[], what: string) => Promise<string>,
-): Promise<string | undefined> {
-    const { url } = JSON.parse(await run(["whoami", "--json"], "whoami")) as { url?: string };
+function fileBackendRoot(io: RecoverIo, url: string | undefined): string | undefined {
     if (!url?.startsWith("file://")) return undefined;
     const rest = url.slice("file://".length);
     return rest.startsWith("~") ? path.join(os.homedir(), rest.slice(1)) : path.resolve(io.cwd, rest);
@@ -533,11 +536,51 @@ function readLock(root: string, project: string, stack: string): Lock | undefine
     return undefined;
 }
 
-function readProjectFile(cwd: string): string {
-    for (const file of ["Pulumi.yaml", "Pulumi.yml"]) {
-        if (fs.existsSync(path.join(cwd, file))) return fs.readFileSync(path.join(cwd, file), "utf8");
+function readProjectFile(cwd: string): { file?: string; text: string } {
+    for (const name of ["Pulumi.yaml", "Pulumi.yml"]) {
+        const file = path.join(cwd, name);
+        if (fs.existsSync(file)) return { file, text: fs.readFileSync(file, "utf8") };
     }
-    return "";
+    return { text: "" };
+}
+
+/**
+ * The stack `pulumi` would pick with no `--stack`, found as the CLI finds it but without loading
+ * the stack (`pulumi stack --show-name` loads its checkpoint, which a kill may have left
+ * unloadable until the repair): `PULUMI_STACK`, else the workspace file that `pulumi stack select`
+ * writes, `<PULUMI_HOME>/workspaces/<project>-<sha1 of the project file's real path>-workspace.json`,
+ * its `stacks[<backend URL>]`, or its older single `stack` (read in pkg/v3 v3.274.1:
+ * backend/state/stacks.go getCurrentStackName, workspace/workspace.go settingsPath).
+ */
+function selectedStack(io: RecoverIo, project: string, backendUrl: string): string {
+    const fromEnv = io.env.PULUMI_STACK;
+    if (fromEnv) return fromEnv;
+    const { file } = readProjectFile(io.cwd);
+    const home = io.env.PULUMI_HOME || path.join(os.homedir(), ".pulumi");
+    const settings: { stack?: string; stacks?: Record<string, string> } = {};
+    for (const projectFile of file ? [realPath(file), file] : []) {
+        const hash = createHash("sha1").update(projectFile).digest("hex");
+        const at = path.join(home, "workspaces", `${project}-${hash}-workspace.json`);
+        if (!fs.existsSync(at)) continue;
+        Object.assign(settings, JSON.parse(fs.readFileSync(at, "utf8")));
+        break;
+    }
+    const entries = settings.stacks ?? {};
+    const name = Object.keys(entries).length > 0 ? entries[backendUrl] : settings.stack;
+    if (!name) {
+        throw new RecoverError(
+            "No stack is selected for this project and backend: pass --stack NAME (or select one with `pulumi stack select`).",
+        );
+    }
+    return name;
+}
+
+function realPath(file: string): string {
+    try {
+        return fs.realpathSync(file);
+    } catch {
+        return file;
+    }
 }
 
 /** Whether `pid` is a running process (not a zombie) of this machine. */
