@@ -4,6 +4,9 @@
  */
 import { strict as assert } from "assert";
 import { ChatbotClient } from "../provider/client/client";
+import { execFile } from "child_process";
+import * as path from "path";
+import { Pacer, DECREASE } from "../provider/client/pacer";
 import { DEFAULT_RETRY, backoffMs, retryAfterMs, safeToRetry } from "../provider/client/retry";
 import {
     BadRequestError,
@@ -235,5 +238,73 @@ describe("client: retries against the simulator", () => {
         const c = client();
         await c.request("GET", V2, op);
         assert.ok(Math.abs(c.clockOffsetMs + 5 * 60_000) < 2000, `offset ${c.clockOffsetMs}`);
+    });
+});
+
+describe("client: pacing once the API limits requests", () => {
+    it("a 429 sets the rate to a share of what was served in the last second; older answers do not lower it again", () => {
+        let now = 10_000;
+        const pacer = new Pacer(() => now);
+        assert.equal(pacer.rate, Infinity, "nothing is paced before the first 429");
+        for (let i = 0; i < 10; i++) pacer.succeeded();
+        const sentBefore = now - 50;
+        now += 100;
+        pacer.limited(now - 10);
+        assert.equal(pacer.rate, DECREASE * 10);
+        pacer.limited(sentBefore);
+        assert.equal(pacer.rate, DECREASE * 10, "a request sent before the decrease tells of the old rate");
+        assert.equal(pacer.decreases, 1);
+        now += 2_000; // nothing served in the last second: the share is the least rate
+        pacer.limited(now);
+        assert.equal(pacer.decreases, 2);
+        assert.ok(pacer.rate < 1, `${pacer.rate}`);
+    });
+
+    it("requests told to wait take their turns in order, spaced 1 / rate apart, not all at once", async () => {
+        const pacer = new Pacer();
+        for (let i = 0; i < 20; i++) pacer.succeeded();
+        pacer.limited(Date.now()); // 15 a second: 67 ms apart
+        const order: number[] = [];
+        const times = await Promise.all(
+            [0, 1, 2, 3, 4].map(async (i) => {
+                const at = await pacer.turn();
+                order.push(i);
+                return at!;
+            }),
+        );
+        assert.deepEqual(order, [0, 1, 2, 3, 4]);
+        const gap = 1000 / pacer.rate;
+        for (let i = 1; i < times.length; i++)
+            assert.ok(times[i] - times[i - 1] >= gap * 0.8, `turn ${i}: ${times[i] - times[i - 1]} ms`);
+    });
+
+    it("stopWaiting (the native plugin's Cancel) ends a wait for Retry-After at once, and nothing more is sent", async () => {
+        // In a process of its own: once stopped, a process never waits again.
+        const dist = path.join(__dirname, "..", "dist");
+        const script = `
+            const { ChatbotSimulator } = require(${JSON.stringify(path.join(dist, "testing", "simulator.js"))});
+            const { ChatbotClient } = require(${JSON.stringify(path.join(dist, "client", "client.js"))});
+            const { stopWaiting } = require(${JSON.stringify(path.join(dist, "client", "retry.js"))});
+            (async () => {
+                const sim = await ChatbotSimulator.start();
+                sim.inject({ method: "GET", fault: { status: 429, retryAfter: "60" }, times: 10 });
+                const c = new ChatbotClient({ apiUrl: sim.url, token: sim.token });
+                const t0 = Date.now();
+                setTimeout(stopWaiting, 300);
+                const first = await c.request("GET", "/v2/integrations/webhook", { operation: "list" }).catch((e) => e.message);
+                const later = await c.request("GET", "/v2/integrations/webhook", { operation: "list again" }).catch((e) => e.message);
+                console.log(JSON.stringify({ ms: Date.now() - t0, first, later, requests: sim.requests.length }));
+                await sim.close();
+            })();`;
+        const out = await new Promise<string>((resolve, reject) =>
+            execFile(process.execPath, ["-e", script], { timeout: 30_000 }, (e, stdout, stderr) =>
+                e ? reject(new Error(`${e.message}\n${stderr}`)) : resolve(stdout),
+            ),
+        );
+        const r = JSON.parse(out) as { ms: number; first: string; later: string; requests: number };
+        assert.ok(r.ms < 5_000, `ended after ${r.ms} ms, not the 60 s asked`);
+        assert.match(r.first, /HTTP 429 .*Stopped waiting to retry: the run is being cancelled\./);
+        assert.match(r.later, /list again failed: Not sent: the run is being cancelled\./);
+        assert.equal(r.requests, 1, "nothing was sent after the stop");
     });
 });

@@ -166,6 +166,11 @@ export function pause(ms: number): Promise<boolean> {
     });
 }
 
+/** Whether `stopWaiting` was called: the run is being cancelled, and nothing more is sent. */
+export function waitsStopped(): boolean {
+    return stopped;
+}
+
 /** Ends every wait of this process now and every later one at once: the run is being cancelled
  *  (the native plugin's Cancel), so nothing more is worth waiting for. */
 export function stopWaiting(): void {
