@@ -10,6 +10,7 @@
  *     npm run bench                 full sizes, ~12 min on 2 cores; writes bench/RESULTS.md
  *     npm run bench -- --quick      small sizes, ~2 min after the build (CI); writes .bench/RESULTS.quick.md
  *     npm run bench -- --parallel=<n|default>   at that parallelism only, not at the CLI's default and at 16
+ *     npm run bench -- --only=pipelines         only the pipelines on a limited account (./pipelines.ts)
  *
  * Figures are printed, never judged pass/fail: the exit code is non-zero only if a step fails.
  */
@@ -17,6 +18,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { pulumiCli } from "../scripts/pulumiStack";
 import { writeBaselineProject, type BaselineProject } from "./baselines";
+import { measurePipelines } from "./pipelines";
 import { median, since } from "./measure";
 import * as report from "./report";
 import {
@@ -40,7 +42,10 @@ import {
 } from "./steps";
 
 const QUICK = process.argv.includes("--quick");
+const ONLY_PIPELINES = process.argv.includes("--only=pipelines");
 const SIZES = QUICK ? { connections: 20, scale: 100, reps: 1 } : { connections: 200, scale: 1000, reps: 3 };
+/** Issue 30's pipelines: stacks deployed at once on one account limited to `perSecond`. */
+const PIPELINES = QUICK ? { stacks: 3, perStack: 10, perSecond: 10 } : { stacks: 10, perStack: 100, perSecond: 20 };
 /** No run may take longer than this; the watchdog then kills what it started and exits. */
 const RUN_LIMIT_MS = (QUICK ? 6 : 20) * 60_000 * PARALLELS.length;
 /** Issue 18's goals, each against the requests-only reference measured in the same run. */
@@ -268,8 +273,9 @@ async function main(): Promise<void> {
         const size = await sizes(project.dir, { freshProject: !QUICK });
 
         const measured: AtParallel[] = [];
-        for (const parallel of PARALLELS) measured.push(await measureAt(parallel, project.dir));
+        if (!ONLY_PIPELINES) for (const parallel of PARALLELS) measured.push(await measureAt(parallel, project.dir));
 
+        const pipelines = await measurePipelines(project.dir, PIPELINES, log, met);
         const sections = measured.map(section);
         const rows: report.Row[] = [
             {
@@ -281,6 +287,7 @@ async function main(): Promise<void> {
                 met: met(size.connection <= GOALS.bytes && !size.secretInProvider),
             },
             ...sections.flatMap((s) => s.rows),
+            ...pipelines,
         ];
         const setup = [
             `Pulumi: the pulumi CLI ${cliVersion} (\`npm run pulumi-path\`), run as a user runs it, hermetically (file backend, PULUMI_HOME in a temporary folder); its dynamic-provider plugin, and the program run by @pulumi/pulumi ${sdkVersion}. Every command starts a fresh plugin. "The CLI's default" parallelism is what \`pulumi up\` uses without \`--parallel\`; the most requests the API saw at once is given below.`,

@@ -16,10 +16,17 @@ export interface RequestStats {
     byMethod: Record<string, number>;
     /** Requests that were not 2xx. */
     failed: number;
+    /** Requests answered 429 by the account limit (`limit`). */
+    limited: number;
     maxInFlight: number;
+    /** Connections the account holds now. */
+    held: number;
 }
 
-type Ask = { id: number; op: "reset" } | { id: number; op: "stats" };
+type Ask =
+    | { id: number; op: "reset" }
+    | { id: number; op: "stats" }
+    | { id: number; op: "limit"; limit: Testing.RateLimit | undefined };
 type Answer = { id: number; stats?: RequestStats; error?: string };
 type Hello = { ready: true; url: string; token: string } | { ready: false; error: string };
 
@@ -79,18 +86,24 @@ export class RemoteSimulator {
     /** Forgets the request log and the in-flight peak. The connections stay: a stack's refresh
      *  reads what its up made. */
     async reset(): Promise<void> {
-        await this.ask("reset");
+        await this.ask({ op: "reset" });
+    }
+
+    /** Sets the account-wide request limit (`SimulatorOptions.rateLimit`); undefined: none. */
+    async limit(limit: Testing.RateLimit | undefined): Promise<void> {
+        await this.ask({ op: "limit", limit });
     }
 
     /** The request log since the last reset, counted. */
     async stats(): Promise<RequestStats> {
-        const a = await this.ask("stats");
+        const a = await this.ask({ op: "stats" });
         if (!a.stats) throw new Error("the simulator sent no stats");
         return a.stats;
     }
 
-    private ask(op: Ask["op"]): Promise<Answer> {
+    private ask(question: Ask extends infer A ? (A extends Ask ? Omit<A, "id"> : never) : never): Promise<Answer> {
         const id = ++this.seq;
+        const op = question.op;
         return new Promise<Answer>((resolve, reject) => {
             const timer = setTimeout(() => {
                 this.waiting.delete(id);
@@ -101,7 +114,7 @@ export class RemoteSimulator {
                 if (a.error) reject(new Error(`simulator: ${a.error}`));
                 else resolve(a);
             });
-            this.child.send({ id, op } satisfies Ask);
+            this.child.send({ id, ...question } as Ask);
         });
     }
 
@@ -129,13 +142,23 @@ async function serve(latencyMs: number): Promise<void> {
             if (m.op === "reset") {
                 sim.resetRequests();
                 send({ id: m.id });
+            } else if (m.op === "limit") {
+                sim.rateLimit = m.limit;
+                send({ id: m.id });
             } else if (m.op === "stats") {
                 const byMethod: Record<string, number> = {};
                 for (const r of sim.requests) byMethod[r.method] = (byMethod[r.method] ?? 0) + 1;
                 const failed = sim.requests.filter((r) => r.status < 200 || r.status >= 300).length;
                 send({
                     id: m.id,
-                    stats: { requests: sim.requests.length, byMethod, failed, maxInFlight: sim.maxInFlight },
+                    stats: {
+                        requests: sim.requests.length,
+                        byMethod,
+                        failed,
+                        limited: sim.rateLimited,
+                        maxInFlight: sim.maxInFlight,
+                        held: sim.listConnections().length,
+                    },
                 });
             } else {
                 send({ id: (m as { id: number }).id, error: "unknown request" });

@@ -67,7 +67,7 @@ export function killLeftovers(): void {
     }
 }
 
-function simulator(): RemoteSimulator {
+export function simulator(): RemoteSimulator {
     if (!sim) throw new Error("the simulator is not running");
     return sim;
 }

@@ -194,4 +194,23 @@ describe("an API that limits requests: pipelines through the real CLI", function
             "the state records exactly what the account holds",
         );
     });
+
+    it("the native plugin: a Ctrl-C (SIGINT to the CLI) while a create waits out a 60 s Retry-After ends the run at once, having made nothing", async () => {
+        sim.inject({ method: "POST", fault: { status: 429, retryAfter: "60" }, times: 100 });
+        const [{ stack }] = await pipelines(1, 2, true);
+        let pid: number | undefined;
+        const run = stack.run("up", { onStart: (p) => (pid = p) });
+        const began = Date.now();
+        while (sim.requests.filter((q) => q.status === 429).length < 2 && Date.now() - began < 60_000)
+            await new Promise((r) => setTimeout(r, 20));
+        assert.ok(pid !== undefined, "the CLI started");
+        const signalled = Date.now();
+        process.kill(pid, "SIGINT");
+        const r = await run;
+        const ms = Date.now() - signalled;
+        assert.notEqual(r.code, 0);
+        assert.ok(ms < 15_000, `the run ended ${ms} ms after the SIGINT, not after the 60 s asked`);
+        assert.match(r.stdout + r.stderr, /Stopped waiting to retry: the run is being cancelled/);
+        assert.deepEqual(sim.listConnections(), []);
+    });
 });

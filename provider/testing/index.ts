@@ -10,4 +10,5 @@ export type {
     FaultKind,
     FaultRule,
     RequestRecord,
+    RateLimit,
 } from "./simulator";
