@@ -50,7 +50,11 @@ const PIPELINES = QUICK ? { stacks: 3, perStack: 10, perSecond: 10 } : { stacks:
 const RUN_LIMIT_MS = (QUICK ? 6 : 20) * 60_000 * PARALLELS.length;
 /** Issue 18's goals, each against the requests-only reference measured in the same run. */
 const GOALS = { bytes: 2048, wall: 1.05, cpuOverMs: 0.3, rss: 1.15, previewCalls: 0 };
-const RESULTS = QUICK ? path.join(root, ".bench", "RESULTS.quick.md") : path.join(__dirname, "RESULTS.md");
+// A partial run (--only) never replaces the full run's bench/RESULTS.md.
+const RESULTS =
+    QUICK || ONLY_PIPELINES
+        ? path.join(root, ".bench", `RESULTS${QUICK ? ".quick" : ""}${ONLY_PIPELINES ? ".pipelines" : ""}.md`)
+        : path.join(__dirname, "RESULTS.md");
 const SUBJECTS: SubjectName[] = ["ours", "native", "requests-only", "waiting-only"];
 
 function log(msg: string): void {
