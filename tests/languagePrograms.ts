@@ -17,8 +17,8 @@ export const PLUGIN_DIR = path.join(root, "node_modules", "pulumi-chatbot", "plu
 
 const PYTHON_EXAMPLE = path.join(root, "examples", "python");
 const GO_EXAMPLE = path.join(root, "examples", "go");
-const GO_SDK = path.join(root, "sdk", "go");
-const GO_SDK_MODULE = "github.com/pulumi-chatbot/sdk/go";
+const GO_SDK = path.join(root, "sdk");
+const GO_SDK_MODULE = "github.com/pulumi-chatbot/pulumi-chatbot/sdk";
 
 /** python3 on PATH, or undefined. */
 export function python(): string | undefined {
