@@ -11,7 +11,7 @@ const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
-const { gitFiles, sourceDateEpoch } = require("./sources.js");
+const { gitFiles, sourceDateEpoch } = require("./reproducible.js");
 
 const root = path.resolve(__dirname, "..");
 

@@ -27,7 +27,7 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 
-const { sourceDateEpoch } = require("./sources.js");
+const { sourceDateEpoch, tarGz } = require("./reproducible.js");
 
 const root = path.resolve(__dirname, "..");
 const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
@@ -192,23 +192,10 @@ async function singleExecutable(platform, bundleDir, dir, cache) {
     return target;
 }
 
-/** A deterministic .tar.gz of `files` (names in `dir`): sorted, modes set, the given time. */
+/** The archive of `files` (names in `dir`), their modes set: the umask has no say. */
 function archive(dir, files, out, epoch) {
-    const tar = require("tar");
     for (const f of files) fs.chmodSync(path.join(dir, f), f.endsWith(".js") || f.endsWith(".md") ? 0o644 : 0o755);
-    tar.c(
-        {
-            gzip: { level: 9 },
-            portable: true,
-            noDirRecurse: true,
-            mtime: new Date(epoch * 1000),
-            cwd: dir,
-            file: out,
-            sync: true,
-        },
-        [...files].sort(),
-    );
-    return out;
+    return tarGz(dir, files, out, epoch);
 }
 
 /** Builds the archives of `platforms` into `outDir`; returns their paths. */

@@ -10,12 +10,12 @@
  * sorted entries and that time.
  */
 "use strict";
-const { execFileSync } = require("node:child_process");
+const { execFileSync, spawnSync } = require("node:child_process");
 const crypto = require("node:crypto");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
-const { gitFiles, sourceDateEpoch } = require("./sources.js");
+const { gitFiles, sourceDateEpoch, tarGz } = require("./reproducible.js");
 
 const root = path.resolve(__dirname, "..");
 const REQUIREMENTS = path.join(root, "tools", "python-release", "requirements.txt");
@@ -35,33 +35,13 @@ function tools() {
     return python;
 }
 
-/** `file` (a .tar.gz) written again: sorted entries, every time `epoch`, owner root. */
+/** `file` (a .tar.gz) written again: sorted entries, every time `epoch`, no owner. */
 function normalizeTarGz(file, epoch) {
-    const tar = require("tar");
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-sdist-"));
     try {
-        tar.x({ file, cwd: dir, sync: true });
-        const entries = [];
-        const walk = (rel) => {
-            for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-                const name = rel ? `${rel}/${e.name}` : e.name;
-                entries.push(name);
-                if (e.isDirectory()) walk(name);
-            }
-        };
-        walk("");
-        tar.c(
-            {
-                gzip: { level: 9 },
-                portable: true,
-                noDirRecurse: true,
-                mtime: new Date(epoch * 1000),
-                cwd: dir,
-                file,
-                sync: true,
-            },
-            entries.sort(),
-        );
+        require("tar").x({ file, cwd: dir, sync: true });
+        const entries = fs.readdirSync(dir, { recursive: true }).map((e) => e.split(path.sep).join("/"));
+        tarGz(dir, entries, file, epoch);
     } finally {
         fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -81,11 +61,18 @@ function build(outDir) {
             fs.utimesSync(target, epoch, epoch);
         }
         const dist = path.join(stage, "dist");
-        execFileSync(python, ["-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir", dist, sdk], {
-            cwd: stage,
-            stdio: ["ignore", "ignore", 2],
-            env: { ...process.env, SOURCE_DATE_EPOCH: String(epoch), PYTHONHASHSEED: "0" },
-        });
+        // Its output (setuptools' deprecation notices about the generated pyproject.toml) only
+        // matters when it fails.
+        const built = spawnSync(
+            python,
+            ["-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir", dist, sdk],
+            {
+                cwd: stage,
+                encoding: "utf8",
+                env: { ...process.env, SOURCE_DATE_EPOCH: String(epoch), PYTHONHASHSEED: "0" },
+            },
+        );
+        if (built.status !== 0) throw new Error(`python -m build failed:\n${built.stdout}${built.stderr}`);
         const made = fs.readdirSync(dist).sort();
         for (const file of made.filter((f) => f.endsWith(".tar.gz"))) normalizeTarGz(path.join(dist, file), epoch);
         execFileSync(python, ["-m", "twine", "check", "--strict", ...made.map((f) => path.join(dist, f))], {
