@@ -14,7 +14,7 @@ import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { emptySimulator, installedTesting, root, secondNodePass } from "./support";
 import { CHANGES_EXIT_CODE, isSecret, ok, plain, pulumiCli, PulumiStack, STORY, OTHER_STORY } from "./pulumi";
-import { buildGoProgram, copyGoExample, go, PLUGIN_DIR } from "./languagePrograms";
+import { buildGoProgram, copyGoExample, exampleConfig, go, PLUGIN_DIR } from "./languagePrograms";
 
 const { check } = require("../scripts/gen-sdk.js") as {
     check(languages: string[]): Record<string, string[]>;
@@ -112,17 +112,13 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
         await buildGoProgram(project, path.join(path.dirname(project), "program"));
         stack = await PulumiStack.create({
             projectDir: project,
-            config: {
-                storyId: STORY,
-                backendUrl: "https://bot.example.com",
-                webhookToken: { secret: WEBHOOK_TOKEN },
-                basicPassword: { secret: BASIC_PASSWORD },
-                "chatbot:apiUrl": sim.url,
-                "chatbot:token": { secret: sim.token },
-                partnerStoryId: OTHER_STORY,
-                partnerApiUrl: partnerSim.url,
-                partnerToken: { secret: partnerSim.token },
-            },
+            config: exampleConfig(
+                "go",
+                sim,
+                partnerSim,
+                { webhookToken: WEBHOOK_TOKEN, basicPassword: BASIC_PASSWORD },
+                "https://bot.example.com",
+            ),
             env: { CHATBOT_RETRY_BASE_MS: "5" },
         });
         const s = stack;
