@@ -3,7 +3,17 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-    { ignores: ["dist/**", "node_modules/**", "**/node_modules/**", ".bench/**", "examples/*/bin/**"] },
+    {
+        ignores: [
+            "dist/**",
+            "node_modules/**",
+            "**/node_modules/**",
+            ".bench/**",
+            "examples/*/bin/**",
+            "release/**",
+            ".plugin/**",
+        ],
+    },
     js.configs.recommended,
     ...tseslint.configs.recommended,
     {

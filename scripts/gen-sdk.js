@@ -34,15 +34,19 @@ const LANGUAGES = {
         },
     },
     go: {
-        /** The generator writes no go.mod: the SDK is a module of its own, on the pinned sdk/v3,
-         *  with the go.sum that `go mod tidy` (from the Go module proxy) makes. */
+        /** The generator writes no go.mod: the SDK is the module `<repository>/sdk` (go.mod in
+         *  sdk/, beside go/, released by the tag `sdk/v<version>`, as registry providers' are), on
+         *  the pinned sdk/v3, with the go.sum that `go mod tidy` (from the Go module proxy) makes. */
+        moduleFiles: ["go.mod", "go.sum"],
         finish(dir) {
             const { pinnedVersion } = require("./pulumi-path.js");
-            const goMod = path.join(dir, "go.mod");
-            if (!fs.existsSync(goMod)) fs.writeFileSync(goMod, "module github.com/pulumi-chatbot/sdk/go\n\ngo 1.25\n");
+            const { GO_MODULE } = require(path.join(root, "dist", "native", "schema.js"));
+            const moduleDir = path.dirname(dir);
+            const goMod = path.join(moduleDir, "go.mod");
+            if (!fs.existsSync(goMod)) fs.writeFileSync(goMod, `module ${GO_MODULE}\n\ngo 1.25\n`);
             const go = (args) =>
                 execFileSync("go", args, {
-                    cwd: dir,
+                    cwd: moduleDir,
                     stdio: ["ignore", "ignore", "inherit"],
                     env: { ...process.env, GOWORK: "off" },
                 });
@@ -139,6 +143,13 @@ function differences(language, generated) {
         }
     }
     for (const file of committed) if (!made.includes(file)) problems.push(`not generated: sdk/${language}/${file}`);
+    for (const file of LANGUAGES[language].moduleFiles ?? []) {
+        const there = path.join(SDK_DIR, file);
+        if (!fs.existsSync(there)) problems.push(`missing: sdk/${file}`);
+        else if (!fs.readFileSync(there).equals(fs.readFileSync(path.join(generated, file)))) {
+            problems.push(`differs: sdk/${file}`);
+        }
+    }
     return problems;
 }
 
@@ -167,6 +178,9 @@ function write(languages, cli = pinnedCli()) {
             fs.rmSync(target, { recursive: true, force: true });
             fs.mkdirSync(SDK_DIR, { recursive: true });
             fs.cpSync(path.join(scratch, language), target, { recursive: true });
+            for (const file of LANGUAGES[language].moduleFiles ?? []) {
+                fs.copyFileSync(path.join(scratch, file), path.join(SDK_DIR, file));
+            }
             process.stderr.write(`gen-sdk: wrote ${path.relative(root, target)} (${walk(target).length} files)\n`);
         }
     } finally {

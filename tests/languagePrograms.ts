@@ -10,15 +10,17 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { promisify } from "util";
+import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { root } from "./support";
+import { OTHER_STORY, STORY, type ConfigValue } from "./pulumi";
 
 /** The installed package's plugin folder (`pulumi-resource-chatbot`), for a project's Pulumi.yaml. */
 export const PLUGIN_DIR = path.join(root, "node_modules", "pulumi-chatbot", "plugin");
 
 const PYTHON_EXAMPLE = path.join(root, "examples", "python");
 const GO_EXAMPLE = path.join(root, "examples", "go");
-const GO_SDK = path.join(root, "sdk", "go");
-const GO_SDK_MODULE = "github.com/pulumi-chatbot/sdk/go";
+const GO_SDK = path.join(root, "sdk");
+const GO_SDK_MODULE = "github.com/pulumi-chatbot/pulumi-chatbot/sdk";
 
 /** python3 on PATH, or undefined. */
 export function python(): string | undefined {
@@ -83,4 +85,36 @@ export async function copyGoExample(): Promise<string> {
  *  Pulumi SDK here (minutes), not under the CLI's time limit. */
 export async function buildGoProgram(project: string, binary: string): Promise<void> {
     await go(["build", "-buildvcs=false", "-o", binary, "-trimpath", "-ldflags", "-w -s"], project);
+}
+
+/** The stack config examples/python and examples/go read, their two accounts being `sim` and
+ *  `partnerSim` (the examples name the second account's settings differently). */
+export function exampleConfig(
+    language: "python" | "go",
+    sim: ChatbotSimulator,
+    partnerSim: ChatbotSimulator,
+    secrets: { webhookToken: string; basicPassword: string },
+    backendUrl: string,
+): Record<string, ConfigValue> {
+    const partner: Record<string, ConfigValue> =
+        language === "python"
+            ? {
+                  "partner:apiUrl": partnerSim.url,
+                  "partner:token": { secret: partnerSim.token },
+                  "partner:storyId": OTHER_STORY,
+              }
+            : {
+                  partnerApiUrl: partnerSim.url,
+                  partnerToken: { secret: partnerSim.token },
+                  partnerStoryId: OTHER_STORY,
+              };
+    return {
+        "chatbot:apiUrl": sim.url,
+        "chatbot:token": { secret: sim.token },
+        storyId: STORY,
+        backendUrl,
+        webhookToken: { secret: secrets.webhookToken },
+        basicPassword: { secret: secrets.basicPassword },
+        ...partner,
+    };
 }

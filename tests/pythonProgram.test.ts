@@ -16,7 +16,7 @@ import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { emptySimulator, installedTesting, root, secondNodePass } from "./support";
 import { CHANGES_EXIT_CODE, isSecret, ok, plain, PulumiStack, STORY, OTHER_STORY, tempProject } from "./pulumi";
-import { PLUGIN_DIR, python, pythonVenv } from "./languagePrograms";
+import { exampleConfig, PLUGIN_DIR, python, pythonVenv } from "./languagePrograms";
 
 const { check } = require("../scripts/gen-sdk.js") as {
     check(languages: string[]): Record<string, string[]>;
@@ -111,17 +111,13 @@ describe("a Python program (examples/python) under the pulumi CLI", function () 
         });
         stack = await PulumiStack.create({
             projectDir: project,
-            config: {
-                "chatbot:apiUrl": sim.url,
-                "chatbot:token": { secret: sim.token },
-                storyId: STORY,
-                backendUrl: "https://bot-backend.example.com",
-                webhookToken: { secret: WEBHOOK_TOKEN },
-                basicPassword: { secret: BASIC_PASSWORD },
-                "partner:apiUrl": partnerSim.url,
-                "partner:token": { secret: partnerSim.token },
-                "partner:storyId": OTHER_STORY,
-            },
+            config: exampleConfig(
+                "python",
+                sim,
+                partnerSim,
+                { webhookToken: WEBHOOK_TOKEN, basicPassword: BASIC_PASSWORD },
+                "https://bot-backend.example.com",
+            ),
             // No bytecode next to the checkout's SDK; retries wait milliseconds.
             env: { PYTHONDONTWRITEBYTECODE: "1", CHATBOT_RETRY_BASE_MS: "5" },
         });

@@ -3,7 +3,7 @@ module github.com/pulumi-chatbot/examples/go
 go 1.26.6
 
 require (
-	github.com/pulumi-chatbot/sdk/go v0.0.0
+	github.com/pulumi-chatbot/pulumi-chatbot/sdk v0.0.0
 	github.com/pulumi/pulumi/sdk/v3 v3.274.1
 )
 
@@ -120,5 +120,6 @@ require (
 	lukechampine.com/frand v1.4.2 // indirect
 )
 
-// The SDK generated in this repository (sdk/go); outside it, point this at your copy.
-replace github.com/pulumi-chatbot/sdk/go => ../../sdk/go
+// The SDK generated in this repository (sdk/); outside it, drop this line and
+// `go get github.com/pulumi-chatbot/pulumi-chatbot/sdk@v<version>`.
+replace github.com/pulumi-chatbot/pulumi-chatbot/sdk => ../../sdk

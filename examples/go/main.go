@@ -12,7 +12,7 @@ package main
 import (
 	"strings"
 
-	"github.com/pulumi-chatbot/sdk/go/chatbot"
+	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
 )

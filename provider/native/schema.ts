@@ -13,23 +13,32 @@ import { ADOPT_KEY, type Field, type FieldKind, type OutputType } from "../resou
 import { validate } from "../schema/validate";
 
 export const PACKAGE = "chatbot";
-const VERSION: string = (require("../../package.json") as { version: string }).version;
+const PACKAGE_JSON = require("../../package.json") as { version: string; repository: { url: string } };
+const VERSION: string = PACKAGE_JSON.version;
+
+/**
+ * The repository's home, named once (package.json `repository`), as `github.com/<owner>/<repo>`:
+ * the download address, the Go module and the Python project's links derive from it.
+ */
+export const REPOSITORY = ((url: string) => {
+    const m = /github\.com[/:]([^/]+)\/([^/]+?)(?:\.git)?$/.exec(url);
+    if (!m) throw new Error(`package.json repository is not a GitHub repository: ${url}`);
+    return `github.com/${m[1]}/${m[2]}`;
+})(PACKAGE_JSON.repository.url);
 
 /**
  * Where the engine downloads the plugin from when a program's SDK asks for a version it does not
- * have. A PLACEHOLDER: no release host is published yet, and the `.invalid` domain never resolves,
- * so a download fails at once instead of fetching from somewhere unintended. Until there is a
- * host, install the plugin with `pulumi plugin install resource chatbot <version> --file <archive>`
- * (`npm run plugin`) or list it under `plugins.providers` in Pulumi.yaml. Replace this (and run
- * `npm run gen-sdk`) when a release host exists. No `${VERSION}` in it: `pulumi import` writes
- * the URL into the PCL program it generates code from, where that reads as a variable and the
- * Python or Go code is not generated (CLI v3.274.1); the engine appends the archive's name,
- * `pulumi-resource-chatbot-v<version>-<os>-<arch>.tar.gz`, to the URL.
+ * have: the repository's GitHub releases, as for registry providers. The engine asks the GitHub
+ * API for the release `v<version>` and fetches its asset
+ * `pulumi-resource-chatbot-v<version>-<os>-<arch>.tar.gz` (`npm run release` makes them).
+ * `PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES` points it at a mirror.
  */
-export const PLUGIN_DOWNLOAD_URL = "https://plugin-download-url-placeholder.invalid/pulumi-chatbot";
+export const PLUGIN_DOWNLOAD_URL = `github://api.${REPOSITORY}`;
 
-/** The Go SDK's import path (`npm run gen-sdk` writes it to sdk/go, a module of its own). */
-export const GO_IMPORT_BASE_PATH = "github.com/pulumi-chatbot/sdk/go/chatbot";
+/** The Go SDK's import path: the module `<repository>/sdk` (go.mod in sdk/, released by the tag
+ *  `sdk/v<version>`), as registry providers' Go SDKs are. */
+export const GO_MODULE = `${REPOSITORY}/sdk`;
+export const GO_IMPORT_BASE_PATH = `${GO_MODULE}/go/chatbot`;
 
 /** The token of a resource or type of this package: `chatbot:index:WebhookConnection`. */
 export const token = (name: string) => `${PACKAGE}:index:${name}`;
@@ -213,8 +222,10 @@ export function packageSchema(): Record<string, unknown> {
         description: "ChatBot (chatbot.com) webhook connections.",
         keywords: ["pulumi", "chatbot", "webhook"],
         license: "Apache-2.0",
+        homepage: `https://${REPOSITORY}`,
+        repository: `https://${REPOSITORY}`,
         pluginDownloadURL: PLUGIN_DOWNLOAD_URL,
-        // The SDKs carry the schema's version, and Go's is a module of its own (sdk/go/go.mod).
+        // The SDKs carry the schema's version, and Go's is a module of its own (sdk/go.mod).
         supportPack: true,
         config: { variables: SETTINGS },
         provider: {
@@ -236,8 +247,8 @@ export function packageSchema(): Record<string, unknown> {
                 pythonRequires: ">=3.10",
                 readme:
                     "ChatBot (chatbot.com) webhook connections as Pulumi resources: `WebhookConnection`, " +
-                    "`LegacyWebhook`, and `Provider` for a second account. Needs the `pulumi-resource-chatbot` " +
-                    "plugin of the pulumi-chatbot npm package (docs/python.md).",
+                    "`LegacyWebhook`, and `Provider` for a second account. The engine downloads the " +
+                    "`pulumi-resource-chatbot` plugin of the same version the first time a program needs it.",
             },
             go: { importBasePath: GO_IMPORT_BASE_PATH, respectSchemaVersion: true },
         },

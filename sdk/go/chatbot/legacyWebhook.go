@@ -8,7 +8,7 @@ import (
 	"reflect"
 
 	"errors"
-	"github.com/pulumi-chatbot/sdk/go/chatbot/internal"
+	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 

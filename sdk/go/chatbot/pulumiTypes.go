@@ -7,7 +7,7 @@ import (
 	"context"
 	"reflect"
 
-	"github.com/pulumi-chatbot/sdk/go/chatbot/internal"
+	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 

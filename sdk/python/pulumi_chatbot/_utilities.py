@@ -322,7 +322,7 @@ def deprecated(message: str) -> typing.Callable[[C], C]:
     return decorator
 
 def get_plugin_download_url():
-	return "https://plugin-download-url-placeholder.invalid/pulumi-chatbot"
+	return "github://api.github.com/pulumi-chatbot/pulumi-chatbot"
 
 def get_version():
      return _version_str

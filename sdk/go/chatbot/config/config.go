@@ -4,7 +4,7 @@
 package config
 
 import (
-	"github.com/pulumi-chatbot/sdk/go/chatbot/internal"
+	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
 )

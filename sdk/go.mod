@@ -1,4 +1,4 @@
-module github.com/pulumi-chatbot/sdk/go
+module github.com/pulumi-chatbot/pulumi-chatbot/sdk
 
 go 1.26.6
 
