@@ -10,70 +10,22 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
-import { killDuring, recoverRun } from "./killedRuns";
-import { emptySimulator, installedTesting, root, secondNodePass } from "./support";
 import {
-    CONNECTION_TYPE,
-    declareStack,
-    jsProjectYaml,
-    tempProject,
-    LEGACY_TYPE,
-    ok,
-    OTHER_STORY,
-    PulumiStack,
-    STORY,
-    type Declared,
-} from "./pulumi";
-
-const HOOK_TOKEN = "hook-token-KILLED-9";
-const HEADER_VALUE = "header-value-KILLED-9";
-const PASSWORD = "password-KILLED-9";
-const SECRETS = [HOOK_TOKEN, HEADER_VALUE, PASSWORD];
-const SECRET_CONFIG = {
-    hookToken: { secret: HOOK_TOKEN },
-    headerValue: { secret: HEADER_VALUE },
-    password: { secret: PASSWORD },
-};
-
-/** A small seeded generator (mulberry32), so a failing kill moment can be replayed. */
-function seeded(seed: number): () => number {
-    let a = seed >>> 0;
-    return () => {
-        a = (a + 0x6d2b79f5) >>> 0;
-        let t = a;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-}
-
-/** `count` declared connections: most v2 with every kind of secret, some legacy. `version`
- *  changes urls (updates); `story` of the v2 ones (a changed story replaces). */
-function declared(names: string[], version: number, story: (name: string) => string): Declared[] {
-    return names.map((name, i) =>
-        i % 5 === 4
-            ? {
-                  kind: "LegacyWebhook",
-                  name,
-                  args: {
-                      url: `https://legacy.example.com/${name}/v${version}`,
-                      token: { secretConfig: "hookToken" },
-                      auth: { username: "bot", password: { secretConfig: "password" } },
-                  },
-              }
-            : {
-                  kind: "WebhookConnection",
-                  name,
-                  args: {
-                      storyId: story(name),
-                      url: `https://hooks.example.com/${name}/v${version}`,
-                      token: { secretConfig: "hookToken" },
-                      headers: { "X-Env": "ci", "X-Key": { secretConfig: "headerValue" } },
-                      auth: { username: "bot", password: { secretConfig: "password" } },
-                  },
-              },
-    );
-}
+    assertConverged,
+    declared,
+    destroyKills,
+    HEADER_VALUE,
+    HOOK_TOKEN,
+    liveRunRefused,
+    PASSWORD,
+    recoverRun,
+    SECRET_CONFIG,
+    SECRETS,
+    upKillMatrix,
+} from "./killedRuns";
+import { folderStore } from "./stateBackends";
+import { emptySimulator, installedTesting, secondNodePass } from "./support";
+import { CONNECTION_TYPE, declareStack, ok, OTHER_STORY, PulumiStack, STORY, type Declared } from "./pulumi";
 
 /** Starts `pulumi up` and kills it once the simulator holds `requests` requests at once (with a
  *  latency long enough that they are the creates); waits until they have landed. */
@@ -96,40 +48,6 @@ async function killWhileInFlight(sim: ChatbotSimulator, stack: PulumiStack, requ
 function locked(stack: PulumiStack): boolean {
     const locks = path.join(stack.scratch, "backend", ".pulumi", "locks");
     return fs.existsSync(locks) && fs.readdirSync(locks, { recursive: true }).some((f) => String(f).endsWith(".json"));
-}
-
-/** What every recovered stack must show: each declared resource once in the API, the state equal
- *  to the API, no change to make, no pending operation, secrets sealed. */
-async function assertConverged(
-    sim: ChatbotSimulator,
-    stack: PulumiStack,
-    want: Declared[],
-    types = [CONNECTION_TYPE, LEGACY_TYPE],
-): Promise<void> {
-    const up = ok(await stack.run("up"));
-    assert.doesNotMatch(up.stdout + up.stderr, /pending operation/i);
-    const apiNames = [
-        ...sim.listConnections().map((c) => `WebhookConnection ${c.name} ${c.story.id} ${c.url}`),
-        ...sim.listLegacyWebhooks().map((w) => `LegacyWebhook ${w.name} ${w.url}`),
-    ].sort();
-    const wantNames = want
-        .map((d) => {
-            const name = String(d.args?.name ?? d.name);
-            return d.kind === "WebhookConnection"
-                ? `WebhookConnection ${name} ${String(d.args?.storyId)} ${String(d.args?.url)}`
-                : `LegacyWebhook ${name} ${String(d.args?.url)}`;
-        })
-        .sort();
-    assert.deepEqual(apiNames, wantNames, "the API holds each declared connection exactly once, and nothing else");
-    const inState = (await stack.resources()).filter((r) => types.includes(r.type));
-    const apiIds = [...sim.listConnections().map((c) => c.id), ...sim.listLegacyWebhooks().map((w) => w.id)].sort();
-    assert.deepEqual(inState.map((r) => r.id).sort(), apiIds, "the state records exactly what the API holds");
-    const exported = await stack.export();
-    assert.deepEqual(exported.deployment.pending_operations ?? [], [], "no pending operation is left");
-    const text = JSON.stringify(exported);
-    for (const s of SECRETS) assert.ok(!text.includes(s), "no secret in plain text in the export");
-    const preview = await stack.run("preview", { expectNoChanges: true });
-    assert.equal(preview.code, 0, `preview --expect-no-changes:\n${preview.stdout}${preview.stderr}`);
 }
 
 describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
@@ -197,71 +115,16 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
     });
 
     it("up killed at 12 seeded moments while creates, updates, replaces and deletes are in flight: recovered, each connection once", async () => {
-        const random = seeded(20261125);
-        const { stack, declare } = await newStack();
-        sim.latencyMs = 150;
-        let names = Array.from({ length: 22 }, (_, i) => `c${i}`);
-        let version = 1;
-        const moved = new Set<string>();
-        const story = (name: string) => (moved.has(name) ? OTHER_STORY : STORY);
-        const report: string[] = [];
-        for (let round = 0; round < Number(process.env.KILL_ROUNDS ?? 12); round++) {
-            // Each round but the first changes the program: updates, replaces, deletes and creates.
-            if (round > 0) {
-                version++;
-                for (const n of names) {
-                    if (random() >= 0.2) continue;
-                    if (moved.has(n)) moved.delete(n);
-                    else moved.add(n);
-                }
-                names = names.filter(() => random() > 0.15);
-                while (names.length < 22) names.push(`c${round}x${names.length}`);
-            }
-            const want = declared(names, version, story);
-            await declare(want);
-            const before = sim.requests.length;
-            const { killedAfter } = await killDuring(sim, stack, "up", 1 + Math.floor(random() * 18));
-            const t0 = Date.now();
-            const r = await recoverRun(stack);
-            const recoverMs = Date.now() - t0;
-            assert.equal(r.code, 0, `round ${round}: recover failed:\n${r.stdout}${r.stderr}`);
-            for (const s of SECRETS) assert.ok(!(r.stdout + r.stderr).includes(s), "recover prints no secret");
-            await assertConverged(sim, stack, want);
-            report.push(
-                `round ${round}: killed after ${killedAfter} writes; ` +
-                    `${r.stdout.split("\n").filter((l) => /^adopt /.test(l)).length} adopted, ` +
-                    `${r.stdout.split("\n").filter((l) => /^clear /.test(l)).length} cleared; recover ${recoverMs} ms; ` +
-                    `${sim.requests.slice(before).filter((q) => q.method === "POST").length} creates sent, ` +
-                    `${want.length} declared, ${sim.listConnections().length + sim.listLegacyWebhooks().length} in the API after up`,
-            );
-        }
+        const report = await upKillMatrix(sim, {
+            store: folderStore,
+            rounds: Number(process.env.KILL_ROUNDS ?? 12),
+            seed: 20261125,
+        });
         console.log(`      ${report.join("\n      ")}`);
     });
 
-    it("destroy killed at 3 seeded moments: recovered, and the next destroy leaves nothing", async () => {
-        const random = seeded(7);
-        for (let round = 0; round < 3; round++) {
-            const { stack, declare } = await newStack();
-            await declare(
-                declared(
-                    Array.from({ length: 20 }, (_, i) => `d${i}`),
-                    1,
-                    () => STORY,
-                ),
-            );
-            ok(await stack.run("up"));
-            sim.latencyMs = 150;
-            await killDuring(sim, stack, "destroy", 1 + Math.floor(random() * 15));
-            const r = await recoverRun(stack);
-            assert.equal(r.code, 0, `recover failed:\n${r.stdout}${r.stderr}`);
-            const destroyed = ok(await stack.run("destroy"));
-            assert.doesNotMatch(destroyed.stdout + destroyed.stderr, /pending operation/i);
-            assert.equal(sim.listConnections().length + sim.listLegacyWebhooks().length, 0);
-            assert.deepEqual(await stack.resources(), []);
-            sim.latencyMs = 0;
-            emptySimulator(sim);
-        }
-    });
+    it("destroy killed at 3 seeded moments: recovered, and the next destroy leaves nothing", () =>
+        destroyKills(sim, { store: folderStore, rounds: 3, seed: 7 }));
     /** One v2 connection's declaration with every kind of secret; `name` is the connection's. */
     const full = (resource: string, name = resource, url = `https://hooks.example.com/${name}`): Declared => ({
         kind: "WebhookConnection",
@@ -403,67 +266,11 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
         await assertConverged(sim, stack, want);
     });
 
-    it("a run that is still going keeps its lock: recover refuses and changes nothing", async () => {
-        const { stack, declare } = await newStack();
-        await declare([full("busy")]);
-        sim.latencyMs = 3000;
-        let finished = false;
-        const running = stack.run("up");
-        void running.then(() => (finished = true));
-        const began = Date.now();
-        while (sim.inFlight < 1 && Date.now() - began < 30_000) await new Promise((res) => setTimeout(res, 5));
-        const r = await recoverRun(stack, ["--cancel-lock"]);
-        assert.ok(!finished, "the run was still going");
-        assert.equal(r.code, 1, `${r.stdout}${r.stderr}`);
-        assert.match(r.stderr, /still running on this machine/);
-        ok(await running);
-        sim.latencyMs = 0;
-        assert.equal(sim.listConnections().length, 1);
-        assert.equal((await stack.run("preview", { expectNoChanges: true })).code, 0);
-    });
+    it("a run that is still going keeps its lock: recover refuses and changes nothing", () =>
+        liveRunRefused(sim, folderStore));
 
     it("the native plugin: up killed at 3 seeded moments and destroy at 2, recovered", async () => {
-        const random = seeded(42);
-        const declareJs = fs
-            .readFileSync(path.join(__dirname, "programs", "declare.js"), "utf8")
-            .replace('require("pulumi-chatbot")', 'require("pulumi-chatbot/native")');
-        const project = tempProject("native-killed", {
-            "Pulumi.yaml":
-                jsProjectYaml("nativekilled") +
-                `plugins:\n  providers:\n    - name: chatbot\n      path: ${path.join(root, "node_modules", "pulumi-chatbot", "plugin")}\n`,
-            "index.js": declareJs,
-        });
-        disposers.push(() => fs.rmSync(path.dirname(project), { recursive: true, force: true }));
-        const types = ["chatbot:index:WebhookConnection", "chatbot:index:LegacyWebhook"];
-        for (let round = 0; round < 3; round++) {
-            const stack = await PulumiStack.create({
-                projectDir: project,
-                stack: `n${round}`,
-                config: { "chatbot:apiUrl": sim.url, "chatbot:token": { secret: sim.token }, ...SECRET_CONFIG },
-                env: { CHATBOT_RETRY_BASE_MS: "5" },
-            });
-            disposers.push(() => stack.dispose());
-            const want = declared(
-                Array.from({ length: 20 }, (_, i) => `n${i}`),
-                round,
-                () => STORY,
-            );
-            await stack.setConfig({ resources: JSON.stringify(want) });
-            sim.latencyMs = 150;
-            await killDuring(sim, stack, "up", 1 + Math.floor(random() * 18));
-            const r = await recoverRun(stack);
-            assert.equal(r.code, 0, `recover failed:\n${r.stdout}${r.stderr}`);
-            await assertConverged(sim, stack, want, types);
-            if (round < 2) {
-                await killDuring(sim, stack, "destroy", 1 + Math.floor(random() * 15));
-                const d = await recoverRun(stack);
-                assert.equal(d.code, 0, `recover failed:\n${d.stdout}${d.stderr}`);
-                const destroyed = ok(await stack.run("destroy"));
-                assert.doesNotMatch(destroyed.stdout + destroyed.stderr, /pending operation/i);
-                assert.deepEqual(await stack.resources(), []);
-            }
-            sim.latencyMs = 0;
-            emptySimulator(sim);
-        }
+        await upKillMatrix(sim, { store: folderStore, rounds: 3, seed: 42, native: true });
+        await destroyKills(sim, { store: folderStore, rounds: 2, seed: 42, native: true });
     });
 });

@@ -1,7 +1,8 @@
 /**
  * `pulumi-chatbot discover`: lists every v2 connection and legacy webhook of a ChatBot account,
  * leaves out those a given stack manages, reads the rest in full and writes a program that adopts
- * them. See docs/discover.md.
+ * them. See docs/discover.md. With --all-stacks, every stack of the backend the pulumi CLI is
+ * logged in to counts (a folder, PostgreSQL, S3, Pulumi Cloud), read through the CLI.
  *
  * Secrets: the ChatBot token comes from the environment only (never a flag: flags show in the
  * process list). Connection secrets go to the --with-secrets file alone, never to stdout, stderr
@@ -15,6 +16,7 @@ import { envVars, resolveSettings, SettingsError } from "../config";
 import { listAll, readOne } from "../resources/lookup";
 import { resources } from "../resources/registry";
 import { generateProgram, importFile, secretCommands, type Found, type Language } from "./generate";
+import { idsOfStacks, withoutCredentials, type PulumiRun } from "./pulumiCli";
 import { managedResources, StackExportError } from "./stackExport";
 
 export interface Io {
@@ -23,6 +25,8 @@ export interface Io {
     env: NodeJS.ProcessEnv;
     /** The whole of standard input, for `--stack-export -`. */
     readStdin(): string;
+    /** Runs `pulumi`, for `--all-stacks`. */
+    pulumi: PulumiRun;
 }
 
 /** Exit codes: 0 done; 1 `--check` found unmanaged connections; 2 the command failed. */
@@ -40,6 +44,9 @@ Options:
   --api-url URL            the ChatBot API address
   --stack-export FILE|-    output of \`pulumi stack export\` (- for stdin); its connections are
                            managed and left out. May be repeated.
+  --all-stacks             every stack of the backend \`pulumi\` is logged in to (read with
+                           \`pulumi stack ls --all\` and \`pulumi stack export\`; the pulumi on
+                           PATH, with this environment) is read, and its connections left out
   --out FILE               write the program to FILE (default: standard output)
   --language LANG          typescript (default) or javascript
   --native                 declare the native plugin's classes (pulumi-chatbot/native, types
@@ -69,6 +76,7 @@ export async function discover(argv: string[], io: Io): Promise<number> {
             options: {
                 "api-url": { type: "string" },
                 "stack-export": { type: "string", multiple: true },
+                "all-stacks": { type: "boolean" },
                 out: { type: "string" },
                 language: { type: "string" },
                 native: { type: "boolean" },
@@ -110,6 +118,24 @@ export async function discover(argv: string[], io: Io): Promise<number> {
         }
         try {
             for (const r of managedResources(text, source)) managed.add(r.id);
+        } catch (e) {
+            if (e instanceof StackExportError) return fail(e.message);
+            throw e;
+        }
+    }
+
+    if (values["all-stacks"]) {
+        const read = async (args: string[], what: string, env?: Record<string, string>) => {
+            const r = await io.pulumi([...args, "--non-interactive", "--color", "never"], { env });
+            if (r.code !== 0) {
+                throw new StackExportError(
+                    `\`pulumi ${what}\` failed (exit ${r.code}): ${withoutCredentials(r.stderr || r.stdout).trim()}`,
+                );
+            }
+            return r.stdout;
+        };
+        try {
+            for (const id of await idsOfStacks(read, io.env)) managed.add(id);
         } catch (e) {
             if (e instanceof StackExportError) return fail(e.message);
             throw e;

@@ -4,6 +4,7 @@
  */
 import * as fs from "fs";
 import { discover, DISCOVER_USAGE, EXIT } from "./discover";
+import { pulumiOnPath } from "./pulumiCli";
 import { processIo, recover, RECOVER_USAGE } from "./recover";
 
 const USAGE = `Usage: pulumi-chatbot <command>
@@ -23,6 +24,7 @@ async function main(argv: string[]): Promise<number> {
             stderr: (t) => process.stderr.write(t),
             env: process.env,
             readStdin: () => fs.readFileSync(0, "utf8"),
+            pulumi: pulumiOnPath(),
         });
     }
     if (command === "recover") return recover(rest, processIo());

@@ -10,9 +10,10 @@
  * `refresh --import-pending-creates` only drops them (pkg/cmd/pulumi/operations/refresh.go).
  *
  * What it does, in this order, and writes nothing until every read has succeeded:
- * 1. The lock: a file backend's lock whose process is gone (on this machine) is removed with
- *    `pulumi cancel`, as Pulumi's own message says; a lock whose run may still be going (alive
- *    here, or from another machine without --cancel-lock) stops it.
+ * 1. The lock, read from the state backend (a folder, PostgreSQL or S3: stateBackend.ts): a lock
+ *    whose process is gone (on this machine) is removed with `pulumi cancel`, as Pulumi's own
+ *    message says; a lock whose run may still be going (alive here, or from another machine
+ *    without --cancel-lock) stops it.
  * 2. Each pending create of this package's types: the connections of its account that hold all
  *    its inputs (secrets included), made after the interrupted run began (where the API tells a
  *    creation time), and that no stack of the backend records, are its candidates. One candidate
@@ -26,7 +27,6 @@
  *    delete touched, so the state equals the API.
  * On a stack with no pending operation and no lock it does nothing: safe before every `up`.
  */
-import { spawn } from "child_process";
 import { createHash } from "crypto";
 import * as fs from "fs";
 import * as os from "os";
@@ -38,7 +38,10 @@ import { resolveSettings, SettingsError } from "../config";
 import { listAll, readOne } from "../resources/lookup";
 import { differingKeys, inputKeys, isPlain, keysWhere, type AnySpec, type Plain } from "../resources/spec";
 import { SECRET_SIG, SECRET_SIG_KEY } from "../resources/dynamicProvider";
+import { idsOfStacks, pulumiOnPath, withoutCredentials, type PulumiRun } from "./pulumiCli";
 import { managedResources, specOfType } from "./stackExport";
+import { openStateBackend } from "./openStateBackend";
+import { readLocks, urlSecret, type Lock, type StateBackend } from "./stateBackend";
 
 /** Exit codes: 0 done (or nothing to do); 1 a run may still hold the stack; 2 failed; 3 a
  *  pending create has several candidates and one must be chosen. Nothing is written on 1, 2, 3. */
@@ -70,8 +73,8 @@ export interface RecoverIo {
     stderr(text: string): void;
     env: NodeJS.ProcessEnv;
     cwd: string;
-    /** Runs `pulumi <args>` (in cwd, with env), stdin given; resolves whatever its exit code. */
-    pulumi(args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }>;
+    /** Runs `pulumi` (in cwd, with env). */
+    pulumi: PulumiRun;
 }
 
 /** A resource state in a deployment (apitype.ResourceV3): the fields this command reads. */
@@ -100,8 +103,9 @@ class RecoverError extends Error {
 export async function recover(argv: string[], io: RecoverIo): Promise<number> {
     /** Secret values the state and config hold: kept out of what other commands print (this
      *  command's own lines hold ids and URNs, never values, and are printed as they are). */
-    let secrets: string[] = [];
+    const secrets: string[] = [urlSecret(io.env.PULUMI_BACKEND_URL ?? "")].filter((s): s is string => s !== undefined);
     const say = (text: string) => io.stdout(text);
+    let backend: StateBackend | undefined;
     try {
         const { values } = parseArgs({
             args: argv,
@@ -126,11 +130,11 @@ export async function recover(argv: string[], io: RecoverIo): Promise<number> {
             chosen.set(pair.slice(0, at), pair.slice(at + 1));
         }
         const discarded = new Set(values.discard ?? []);
-        const run = async (args: string[], what: string, stdin?: string) => {
-            const r = await io.pulumi([...args, ...QUIET], stdin);
+        const run = async (args: string[], what: string, stdin?: string, env?: Record<string, string>) => {
+            const r = await io.pulumi([...args, ...QUIET], { stdin, env });
             if (r.code !== 0) {
                 throw new RecoverError(
-                    `\`pulumi ${what}\` failed (exit ${r.code}):\n${redact(`${r.stderr}${r.stdout}`, secrets).trim()}`,
+                    `\`pulumi ${what}\` failed (exit ${r.code}):\n${redact(withoutCredentials(`${r.stderr}${r.stdout}`), secrets).trim()}`,
                 );
             }
             return r.stdout;
@@ -138,33 +142,36 @@ export async function recover(argv: string[], io: RecoverIo): Promise<number> {
         const project = /^name:\s*["']?([^"'\s#]+)/m.exec(readProjectFile(io.cwd).text)?.[1] ?? "";
         // Nothing may load the stack's checkpoint before the metadata repair below: a kill can
         // leave it unloadable ("failed to load checkpoint: EOF"). `whoami` does not load it.
-        const { url: backendUrl } = JSON.parse(await run(["whoami", "--json"], "whoami")) as { url?: string };
-        const stack = values.stack ?? selectedStack(io, project, backendUrl ?? "");
+        const { url: backendUrl = "" } = JSON.parse(await run(["whoami", "--json"], "whoami")) as { url?: string };
+        secrets.push(...[urlSecret(backendUrl)].filter((s): s is string => s !== undefined));
+        const stack = values.stack ?? selectedStack(io, project, backendUrl);
         const onStack = ["--stack", stack];
 
-        // 1. The lock, read first: a run that is still going must not be raced.
-        const root = fileBackendRoot(io, backendUrl);
-        const found = root === undefined ? "unreadable" : readLock(root, project, stack);
-        const lock = found === "unreadable" ? undefined : found;
-        if (lock && !lock.gone && !values["cancel-lock"]) {
+        // 1. The lock, read first: a run that is still going must not be raced. Undefined: the
+        // backend's locks cannot be read (Pulumi Cloud, Azure, Google Cloud Storage).
+        backend = openStateBackend(backendUrl, io.cwd, io.env);
+        const locks = backend && (await readLocksOf(backend, project, stack));
+        const live = locks?.find((l) => l.here && !l.gone);
+        if (live) {
             throw new RecoverError(
-                `The stack ${stack} is locked by a pulumi run of ${lock.owner} (pid ${lock.pid}), started at ${lock.startedAt}, ` +
-                    (lock.here
-                        ? "which is still running on this machine: wait for it to end, then run this again."
-                        : "on another machine, which may still be going. Once you know it is gone (its CI job was cancelled or lost), " +
-                          "run this again with --cancel-lock. Never while that run is going."),
+                `The stack ${stack} is locked by a pulumi run of ${live.owner} (pid ${live.pid}), started at ${live.startedAt}, ` +
+                    "which is still running on this machine: wait for it to end, then run this again " +
+                    "(--cancel-lock does not remove the lock of a live process).",
                 RECOVER_EXIT.locked,
             );
         }
-        if (lock?.here && !lock.gone) {
+        const elsewhere = locks?.find((l) => !l.here);
+        if (elsewhere && !values["cancel-lock"]) {
             throw new RecoverError(
-                `The stack ${stack} is locked by a pulumi run (pid ${lock.pid}) still running on this machine: wait for it to end; --cancel-lock does not remove the lock of a live process.`,
+                `The stack ${stack} is locked by a pulumi run of ${elsewhere.owner} (pid ${elsewhere.pid}), started at ${elsewhere.startedAt}, ` +
+                    "on another machine, which may still be going: nothing here can tell. Once you know it is gone (its CI job was cancelled or lost), " +
+                    "run this again with --cancel-lock. Never while that run is going.",
                 RECOVER_EXIT.locked,
             );
         }
 
         // The one write before reading: without it the state cannot be read at all.
-        for (const file of root === undefined ? [] : repairSidecars(root, project, stack)) {
+        for (const file of backend ? await backend.repairMetadata(project, stack) : []) {
             say(
                 `removed ${file}: a metadata file of the state that the kill left cut short (the state itself is whole)\n`,
             );
@@ -175,9 +182,9 @@ export async function recover(argv: string[], io: RecoverIo): Promise<number> {
             deployment?: Deployment;
         };
         const deployment: Deployment = exported.deployment ?? {};
-        secrets = secretsIn(deployment);
+        secrets.push(...secretsIn(deployment));
         const pending = deployment.pending_operations ?? [];
-        if (pending.length === 0 && !lock) {
+        if (pending.length === 0 && !locks?.length) {
             say(`pulumi-chatbot recover: stack ${stack} has no pending operation and no lock: nothing to do.\n`);
             return RECOVER_EXIT.ok;
         }
@@ -199,8 +206,8 @@ export async function recover(argv: string[], io: RecoverIo): Promise<number> {
         }
         const plan: Plan = { adopt: [], clear: [], choose: [] };
         if (creates.length > 0) {
-            const since = await runStartedAt(run, onStack, lock);
-            const owned = await ownedIds(run, project, stack, deployment);
+            const since = await runStartedAt(run, onStack, locks ?? []);
+            const owned = await ownedIds(run, io.env, project, stack, deployment);
             await planCreates({ creates, deployment, since, owned, chosen, discarded, fromConfig, env: io.env }, plan);
         }
         const others = pending.filter((op) => !creates.includes(op));
@@ -232,10 +239,11 @@ export async function recover(argv: string[], io: RecoverIo): Promise<number> {
         }
 
         // 3. Write: the lock first (only a dead run's, or one the caller vouched for), then the state.
-        if (lock) {
+        if (locks?.length) {
             await run(["cancel", "--yes", ...onStack], "cancel");
-            say(`removed the lock of the run of ${lock.owner} (pid ${lock.pid}) started at ${lock.startedAt}\n`);
-        } else if (found === "unreadable" && values["cancel-lock"] && pending.length > 0) {
+            for (const l of locks)
+                say(`removed the lock of the run of ${l.owner} (pid ${l.pid}) started at ${l.startedAt}\n`);
+        } else if (locks === undefined && values["cancel-lock"] && pending.length > 0) {
             // A bucket or Pulumi Cloud: its lock cannot be read, and the caller vouched no run is going.
             await run(["cancel", "--yes", ...onStack], "cancel");
             say(
@@ -259,6 +267,19 @@ export async function recover(argv: string[], io: RecoverIo): Promise<number> {
         io.stderr(`pulumi-chatbot recover: ${redact(message, secrets)}\n`);
         if (code !== RECOVER_EXIT.ok) io.stderr("Nothing was changed.\n");
         return code;
+    } finally {
+        await backend?.close();
+    }
+}
+
+/** The stack's locks; a backend that cannot be read fails the command (a run may be going). */
+async function readLocksOf(backend: StateBackend, project: string, stack: string): Promise<Lock[]> {
+    try {
+        return await readLocks(backend, project, stack);
+    } catch (e) {
+        throw new RecoverError(
+            `cannot read the stack's lock in the state backend: ${e instanceof Error ? e.message : String(e)}`,
+        );
     }
 }
 
@@ -377,14 +398,15 @@ function accountOf(r: ResourceState, p: PlanInput) {
     }
 }
 
-/** When the interrupted run began: the lock it took, else the end of the last run that finished
- *  (history holds finished runs only); undefined if neither is known. */
+/** When the interrupted run began: the lock it took (the earliest, if several), else the end of
+ *  the last run that finished (history holds finished runs only); undefined if neither is known. */
 async function runStartedAt(
     run: (args: string[], what: string) => Promise<string>,
     onStack: string[],
-    lock: Lock | undefined,
+    locks: Lock[],
 ): Promise<number | undefined> {
-    if (lock && Number.isFinite(Date.parse(lock.startedAt))) return Date.parse(lock.startedAt);
+    const started = locks.map((l) => Date.parse(l.startedAt)).filter(Number.isFinite);
+    if (started.length > 0) return Math.min(...started);
     const history = JSON.parse((await run(["stack", "history", "--json", ...onStack], "stack history")) || "[]") as {
         endTime?: string;
     }[];
@@ -395,19 +417,20 @@ async function runStartedAt(
 /** The ids of this package's resources that any stack of the backend records (this stack's and
  *  every other's): another stack's connection is never adopted. */
 async function ownedIds(
-    run: (args: string[], what: string) => Promise<string>,
+    run: (args: string[], what: string, stdin?: string, env?: Record<string, string>) => Promise<string>,
+    env: NodeJS.ProcessEnv,
     project: string,
     stack: string,
     deployment: Deployment,
 ): Promise<Set<string>> {
     const owned = new Set(managedResources(JSON.stringify({ deployment }), `stack ${stack}`).map((r) => r.id));
-    const stacks = JSON.parse(await run(["stack", "ls", "--all", "--json"], "stack ls")) as { name: string }[];
-    for (const { name } of stacks) {
+    const others = await idsOfStacks(
+        (args, what, bound) => run(args, what, undefined, bound),
+        env,
         // `stack ls --all` names stacks of other projects `<org>/<project>/<stack>`, this project's by name.
-        if (name === stack || name.endsWith(`/${project}/${stack}`)) continue;
-        const text = await run(["stack", "export", "--stack", name], `stack export --stack ${name}`);
-        for (const r of managedResources(text, `stack ${name}`)) owned.add(r.id);
-    }
+        (name) => name === stack || name.endsWith(`/${project}/${stack}`),
+    );
+    for (const id of others) owned.add(id);
     return owned;
 }
 
@@ -456,85 +479,7 @@ function secretsIn(v: unknown, inSecret = false): string[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The lock
-
-interface Lock {
-    pid: number;
-    owner: string;
-    startedAt: string;
-    /** Taken on this machine. */
-    here: boolean;
-    /** Taken on this machine by a process that is no more. */
-    gone: boolean;
-}
-
-/** The folder of a file backend (`pulumi whoami` names the backend), else undefined. */
-function fileBackendRoot(io: RecoverIo, url: string | undefined): string | undefined {
-    if (!url?.startsWith("file://")) return undefined;
-    const rest = url.slice("file://".length);
-    return rest.startsWith("~") ? path.join(os.homedir(), rest.slice(1)) : path.resolve(io.cwd, rest);
-}
-
-/**
- * Removes the stack's metadata files (`<checkpoint>.attrs`) that a kill left empty or cut short,
- * and says which. A file backend writes each file through gocloud.dev's fileblob, which writes the
- * data to a temporary file and renames it (atomic), but truncates and rewrites the `.attrs`
- * sidecar in place first (fileblob's setAttrs): a kill there leaves it empty, and every command
- * then fails with "failed to load checkpoint: EOF" (seen here). A missing sidecar is read as
- * none (fileblob's getAttrs), so removing a broken one loses nothing.
- */
-function repairSidecars(root: string, project: string, stack: string): string[] {
-    const name = stack.split("/").pop() ?? stack;
-    // `.pulumi/stacks/<project>/` (pkg/backend/diy: project-scoped stacks), or the legacy layout.
-    const dirs = [path.join(root, ".pulumi", "stacks", project), path.join(root, ".pulumi", "stacks")];
-    const removed: string[] = [];
-    for (const dir of dirs) {
-        if (!fs.existsSync(dir)) continue;
-        for (const file of fs.readdirSync(dir).filter((f) => f.startsWith(`${name}.json`) && f.endsWith(".attrs"))) {
-            const at = path.join(dir, file);
-            try {
-                JSON.parse(fs.readFileSync(at, "utf8"));
-            } catch {
-                fs.rmSync(at, { force: true });
-                removed.push(file);
-            }
-        }
-    }
-    return removed;
-}
-
-/**
- * The lock of a file backend (pkg/backend/diy/lock.go: `.pulumi/locks/<stack's qualified name>/
- * <id>.json`, holding pid, username, hostname and timestamp), or undefined. Other backends'
- * locks cannot be read here ("unreadable"): their commands say when the stack is locked.
- */
-function readLock(root: string, project: string, stack: string): Lock | undefined {
-    const name = stack.split("/").pop() ?? stack;
-    const dirs = [
-        path.join(root, ".pulumi", "locks", "organization", project, name),
-        path.join(root, ".pulumi", "locks", name),
-    ];
-    for (const dir of dirs) {
-        const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".json")) : [];
-        for (const file of files) {
-            const content = JSON.parse(fs.readFileSync(path.join(dir, file), "utf8")) as {
-                pid: number;
-                username: string;
-                hostname: string;
-                timestamp: string;
-            };
-            const here = content.hostname === os.hostname();
-            return {
-                pid: content.pid,
-                owner: `${content.username}@${content.hostname}`,
-                startedAt: content.timestamp,
-                here,
-                gone: here && !processAlive(content.pid),
-            };
-        }
-    }
-    return undefined;
-}
+// The project and the stack
 
 function readProjectFile(cwd: string): { file?: string; text: string } {
     for (const name of ["Pulumi.yaml", "Pulumi.yml"]) {
@@ -583,20 +528,6 @@ function realPath(file: string): string {
     }
 }
 
-/** Whether `pid` is a running process (not a zombie) of this machine. */
-function processAlive(pid: number): boolean {
-    try {
-        process.kill(pid, 0);
-    } catch (e) {
-        return (e as NodeJS.ErrnoException).code === "EPERM";
-    }
-    try {
-        return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
-    } catch {
-        return true;
-    }
-}
-
 /** The real command's I/O: `pulumi` from PATH, in the current folder. */
 export function processIo(): RecoverIo {
     return {
@@ -604,16 +535,6 @@ export function processIo(): RecoverIo {
         stderr: (t) => process.stderr.write(t),
         env: process.env,
         cwd: process.cwd(),
-        pulumi: (args, stdin) =>
-            new Promise((resolve) => {
-                const child = spawn("pulumi", args, { stdio: ["pipe", "pipe", "pipe"] });
-                let stdout = "";
-                let stderr = "";
-                child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-                child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-                child.on("error", (e) => resolve({ code: 127, stdout, stderr: `${stderr}${e.message}` }));
-                child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
-                child.stdin.end(stdin ?? "");
-            }),
+        pulumi: pulumiOnPath(),
     };
 }

@@ -1,0 +1,53 @@
+/**
+ * PostgreSQL as a state backend (`postgres://user:password@host:port/database?sslmode=...`): a
+ * StateBackend of stateBackend.ts, read with node-postgres (`pg`).
+ *
+ * Pulumi's backend (pkg/backend/diy/postgres, v3.274.1) keeps one table (`table` in the URL's
+ * query, default `pulumi_state`) with a row per "file": `key TEXT PRIMARY KEY, data JSON` where
+ * data is `{"data": <base64 of the content>}`. The URL's path (the database's name) prefixes every
+ * key, as a bucket's folder does (diy/backend.go: `blob.PrefixedBucket`). Connections are made as
+ * Pulumi's driver (lib/pq) makes them: the URL's parameters, the PG* environment variables, and
+ * SSL required unless the URL or PGSSLMODE says otherwise.
+ */
+import { Client } from "pg";
+import type { StateBackend } from "./stateBackend";
+
+/** A table name as Pulumi puts it into its SQL: a name, optionally schema-qualified. */
+const TABLE = /^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)?$/;
+
+export function open(url: string, env: NodeJS.ProcessEnv): StateBackend {
+    const u = new URL(url);
+    const table = u.searchParams.get("table") ?? "pulumi_state";
+    if (!TABLE.test(table)) throw new Error(`the backend URL's table ${JSON.stringify(table)} is not a table name.`);
+    u.searchParams.delete("table");
+    // libpq's meaning of sslmode (lib/pq's), not node-postgres's stricter default for `require`.
+    if (!u.searchParams.has("sslmode") && !env.PGSSLMODE) u.searchParams.set("sslmode", "require");
+    u.searchParams.set("uselibpqcompat", "true");
+    const folder = decodeURIComponent(u.pathname.replace(/^\/+/, ""));
+    const keyPrefix = folder === "" || folder.endsWith("/") ? folder : `${folder}/`;
+    const client = new Client({ connectionString: u.toString() });
+    let connected: Promise<unknown> | undefined;
+    const query = async (sql: string, values: unknown[]) => {
+        connected ??= client.connect();
+        await connected;
+        return client.query<{ key: string; data: { data?: string } }>(sql, values);
+    };
+    return {
+        async list(dir) {
+            const like = `${(keyPrefix + dir).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+            const { rows } = await query(`SELECT key FROM ${table} WHERE key LIKE $1 ORDER BY key`, [like]);
+            return rows.map((r) => r.key.slice(keyPrefix.length));
+        },
+        async read(key) {
+            const { rows } = await query(`SELECT data FROM ${table} WHERE key = $1`, [keyPrefix + key]);
+            if (rows.length === 0) throw new Error(`no ${key} in the PostgreSQL backend`);
+            return Buffer.from(rows[0].data.data ?? "", "base64").toString("utf8");
+        },
+        async repairMetadata() {
+            return [];
+        },
+        async close() {
+            if (connected) await client.end().catch(() => undefined);
+        },
+    };
+}

@@ -1,0 +1,69 @@
+/**
+ * The `pulumi` runs that `recover` and `discover` make, and what they read through them of every
+ * stack of a backend: the CLI lists the stacks and exports each, on every kind of backend.
+ */
+import { spawn } from "child_process";
+import { managedResources } from "./stackExport";
+
+export interface PulumiResult {
+    code: number;
+    stdout: string;
+    stderr: string;
+}
+
+/** Runs `pulumi <args>` (in the command's folder, with its environment and `env` on top),
+ *  `stdin` given; resolves whatever its exit code. */
+export type PulumiRun = (
+    args: string[],
+    opts?: { stdin?: string; env?: Record<string, string> },
+) => Promise<PulumiResult>;
+
+/** `text` with the password of every URL in it shown as `***`: pulumi's errors quote a backend URL
+ *  as given (`unable to open postgres database "postgres://user:password@..."`). */
+export function withoutCredentials(text: string): string {
+    return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:"'`]*):[^\s/?#@"'`]*@/gi, "$1:***@");
+}
+
+/** `pulumi` from PATH, in the current folder. */
+export function pulumiOnPath(): PulumiRun {
+    return (args, opts = {}) =>
+        new Promise((resolve) => {
+            const child = spawn("pulumi", args, {
+                stdio: ["pipe", "pipe", "pipe"],
+                env: { ...process.env, ...opts.env },
+            });
+            let stdout = "";
+            let stderr = "";
+            child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+            child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+            child.on("error", (e) => resolve({ code: 127, stdout, stderr: `${stderr}${e.message}` }));
+            child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
+            child.stdin.end(opts.stdin ?? "");
+        });
+}
+
+/**
+ * The ids of this package's resources that the stacks of the backend record (`pulumi stack ls
+ * --all`, then `pulumi stack export` of each), but for `skip`'s. `read` runs a command and
+ * returns its output (it fails on an exit code other than 0).
+ *
+ * The stacks are listed one at a time unless PULUMI_DIY_BACKEND_PARALLEL says otherwise: with
+ * more at once, pulumi v3.274.1's PostgreSQL backend can hang for ever (its listing holds one
+ * connection of a small pool while it asks for another, pkg/backend/diy/postgres/bucket.go
+ * ListPaged: on 2 cores, 4 stacks were enough). Elsewhere it only makes the listing slower.
+ */
+export async function idsOfStacks(
+    read: (args: string[], what: string, env?: Record<string, string>) => Promise<string>,
+    env: NodeJS.ProcessEnv,
+    skip: (name: string) => boolean = () => false,
+): Promise<Set<string>> {
+    const bound = { PULUMI_DIY_BACKEND_PARALLEL: env.PULUMI_DIY_BACKEND_PARALLEL || "1" };
+    const stacks = JSON.parse(await read(["stack", "ls", "--all", "--json"], "stack ls", bound)) as { name: string }[];
+    const ids = new Set<string>();
+    for (const { name } of stacks) {
+        if (skip(name)) continue;
+        const text = await read(["stack", "export", "--stack", name], `stack export --stack ${name}`);
+        for (const r of managedResources(text, `stack ${name}`)) ids.add(r.id);
+    }
+    return ids;
+}
