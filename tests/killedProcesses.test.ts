@@ -15,7 +15,7 @@ import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { emptySimulator, installedTesting, secondNodePass } from "./support";
 import { declareStack, jsProjectYaml, ok, PulumiStack, STORY, tempProject, type Declared } from "./pulumi";
-import { buildGoProgram, copyGoExample, PLUGIN_DIR, python, pythonVenv } from "./languagePrograms";
+import { buildGoProgram, copyGoExample, PLUGIN_YAML, python, pythonVenv } from "./languagePrograms";
 
 const COUNT = 20;
 /** Each answer of the simulator comes this late, so a create or delete is a few hundred ms long. */
@@ -93,9 +93,6 @@ interface RunProcess {
     name: string;
 }
 
-/** A Pulumi.yaml's lines that give the native plugin of the installed package. */
-const pluginYaml = `plugins:\n  providers:\n    - name: chatbot\n      path: ${PLUGIN_DIR}\n`;
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The live processes of `stack`'s runs: working in its project folder, or with its PULUMI_HOME. */
@@ -168,7 +165,7 @@ describe("a pulumi run killed with SIGKILL leaves no process behind", function (
     const nativeStack = (): Promise<TestStack> =>
         programStack(
             tempProject("native", {
-                "Pulumi.yaml": jsProjectYaml("native") + pluginYaml,
+                "Pulumi.yaml": jsProjectYaml("native") + PLUGIN_YAML,
                 "index.js": NATIVE_PROGRAM,
             }),
         );
@@ -180,7 +177,7 @@ describe("a pulumi run killed with SIGKILL leaves no process behind", function (
                 "Pulumi.yaml":
                     "name: pykilled\nruntime:\n  name: python\n  options:\n    toolchain: pip\n" +
                     `    virtualenv: ${pythonVenv()}\n` +
-                    pluginYaml,
+                    PLUGIN_YAML,
                 "__main__.py": PYTHON_PROGRAM,
             }),
             // No bytecode next to the checkout's SDK.

@@ -10,19 +10,20 @@ import { strict as assert } from "assert";
 import { execFile } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
-import type { ChatbotSimulator } from "pulumi-chatbot/testing";
+import type { ChatbotSimulator, StoredConnection } from "pulumi-chatbot/testing";
 import { emptySimulator, installedTesting, root, secondNodePass } from "./support";
 import {
     CONNECTION_TYPE,
     declareStack,
-    jsProjectYaml,
-    tempProject,
     LEGACY_TYPE,
+    NATIVE_CONNECTION_TYPE,
+    NATIVE_LEGACY_TYPE,
     ok,
     OTHER_STORY,
     pulumiCli,
     PulumiStack,
     STORY,
+    type ConfigValue,
     type Declared,
 } from "./pulumi";
 
@@ -130,9 +131,20 @@ async function killDuring(
     return { killedAfter };
 }
 
-/** Starts `pulumi up` and kills it once the simulator holds `requests` requests at once (with a
- *  latency long enough that they are the creates); waits until they have landed. */
-async function killWhileInFlight(sim: ChatbotSimulator, stack: PulumiStack, requests: number): Promise<void> {
+/**
+ * Starts `pulumi up` and kills it once the simulator holds `requests` requests at once (each
+ * answered 1.5 s late, so that they are the run's first writes: creates, an update's PUT, a
+ * delete's DELETE); waits until they have landed. With `refuseCreates`, the creates in flight
+ * are refused (400, which nothing sends again): the interrupted creates made nothing.
+ */
+async function killWhileInFlight(
+    sim: ChatbotSimulator,
+    stack: PulumiStack,
+    requests: number,
+    opts: { refuseCreates?: boolean } = {},
+): Promise<void> {
+    if (opts.refuseCreates) sim.inject({ method: "POST", fault: { status: 400 }, times: requests });
+    sim.latencyMs = 1500;
     let pid: number | undefined;
     let finished = false;
     const done = stack.run("up", { onStart: (p) => (pid = p) });
@@ -145,6 +157,8 @@ async function killWhileInFlight(sim: ChatbotSimulator, stack: PulumiStack, requ
     process.kill(pid, "SIGKILL");
     await done;
     await sim.idle();
+    sim.latencyMs = 0;
+    sim.clearFaults();
 }
 
 /** Whether the file backend still holds a lock for the stack. */
@@ -201,6 +215,7 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
     beforeEach(() => {
         emptySimulator(sim);
         sim.latencyMs = 0;
+        sim.clockOffsetMs = 0;
     });
     afterEach(() => {
         while (disposers.length) disposers.pop()!();
@@ -209,8 +224,10 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
         await sim?.close();
     });
 
-    const newStack = async () => {
-        const s = await declareStack(sim, { config: SECRET_CONFIG });
+    /** A stack of tests/programs/declare.js with SECRET_CONFIG (and `config`); through the native
+     *  plugin with `native`. */
+    const newStack = async (opts: { native?: boolean; config?: Record<string, ConfigValue> } = {}) => {
+        const s = await declareStack(sim, { native: opts.native, config: { ...SECRET_CONFIG, ...opts.config } });
         disposers.push(s.dispose);
         return s;
     };
@@ -330,23 +347,23 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
             auth: { username: "bot", password: { secretConfig: "password" } },
         },
     });
-    const byHand = (name: string, url = `https://hooks.example.com/${name}`) =>
+    /** A connection made by someone else with the fields `full(name)` declares, but for `fields`. */
+    const byHand = (name: string, fields: Partial<StoredConnection> = {}) =>
         sim.addConnection({
             story: { id: STORY, name: "Shop" },
             name,
-            url,
+            url: `https://hooks.example.com/${name}`,
             token: HOOK_TOKEN,
             headers: { "X-Key": HEADER_VALUE },
             auth: { username: "bot", password: PASSWORD },
+            ...fields,
         });
 
     it("two pending creates with identical inputs: both adopted (they are interchangeable), none made again", async () => {
         const { stack, declare } = await newStack();
         const want = [full("twin-a", "twin"), full("twin-b", "twin")];
         await declare(want);
-        sim.latencyMs = 1500;
         await killWhileInFlight(sim, stack, 2);
-        sim.latencyMs = 0;
         const made = sim.listConnections().map((c) => c.id);
         assert.equal(made.length, 2, "the killed run made both");
         const r = await recoverRun(stack);
@@ -367,12 +384,10 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
     it("a connection made by hand between the kill and the recovery: nothing changed, the candidates named; then --adopt chooses", async () => {
         const { stack, declare } = await newStack();
         await declare([full("solo")]);
-        sim.latencyMs = 1500;
         await killWhileInFlight(sim, stack, 1);
-        sim.latencyMs = 0;
         const [ours] = sim.listConnections();
         const twin = byHand("solo"); // the same in every field
-        const other = byHand("solo", "https://elsewhere.example.com/solo"); // same name, another url
+        const other = byHand("solo", { url: "https://elsewhere.example.com/solo" }); // same name, another url
         const before = JSON.stringify(await stack.export(true));
         const r = await recoverRun(stack);
         assert.equal(r.code, 3, `${r.stdout}${r.stderr}`);
@@ -401,12 +416,8 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
         const { stack, declare } = await newStack();
         const want = [full("shared")];
         await declare(want);
-        // The interrupted create makes nothing: its POST is refused after the kill (a 400, which
-        // nothing sends again).
-        sim.inject({ method: "POST", fault: { status: 400 } });
-        sim.latencyMs = 1500;
-        await killWhileInFlight(sim, stack, 1);
-        sim.latencyMs = 0;
+        // The interrupted create makes nothing.
+        await killWhileInFlight(sim, stack, 1, { refuseCreates: true });
         assert.equal(sim.listConnections().length, 0);
         // Another stack of the same backend then makes one with the same fields.
         const other = await PulumiStack.create({
@@ -442,9 +453,7 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
         const { stack, declare } = await newStack();
         const want = [full("f1"), full("f2"), full("f3")];
         await declare(want);
-        sim.latencyMs = 1500;
         await killWhileInFlight(sim, stack, 3);
-        sim.latencyMs = 0;
         const before = JSON.stringify(await stack.export(true));
         sim.inject({ method: "GET", fault: { status: 500 }, times: 1000 });
         const r = await recoverRun(stack);
@@ -479,31 +488,15 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
 
     it("the native plugin: up killed at 3 seeded moments and destroy at 2, recovered", async () => {
         const random = seeded(42);
-        const declareJs = fs
-            .readFileSync(path.join(__dirname, "programs", "declare.js"), "utf8")
-            .replace('require("pulumi-chatbot")', 'require("pulumi-chatbot/native")');
-        const project = tempProject("native-killed", {
-            "Pulumi.yaml":
-                jsProjectYaml("nativekilled") +
-                `plugins:\n  providers:\n    - name: chatbot\n      path: ${path.join(root, "node_modules", "pulumi-chatbot", "plugin")}\n`,
-            "index.js": declareJs,
-        });
-        disposers.push(() => fs.rmSync(path.dirname(project), { recursive: true, force: true }));
-        const types = ["chatbot:index:WebhookConnection", "chatbot:index:LegacyWebhook"];
+        const types = [NATIVE_CONNECTION_TYPE, NATIVE_LEGACY_TYPE];
         for (let round = 0; round < 3; round++) {
-            const stack = await PulumiStack.create({
-                projectDir: project,
-                stack: `n${round}`,
-                config: { "chatbot:apiUrl": sim.url, "chatbot:token": { secret: sim.token }, ...SECRET_CONFIG },
-                env: { CHATBOT_RETRY_BASE_MS: "5" },
-            });
-            disposers.push(() => stack.dispose());
+            const { stack, declare } = await newStack({ native: true });
             const want = declared(
                 Array.from({ length: 20 }, (_, i) => `n${i}`),
                 round,
                 () => STORY,
             );
-            await stack.setConfig({ resources: JSON.stringify(want) });
+            await declare(want);
             sim.latencyMs = 150;
             await killDuring(sim, stack, "up", 1 + Math.floor(random() * 18));
             const r = await recoverRun(stack);
