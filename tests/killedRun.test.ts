@@ -514,4 +514,46 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
             emptySimulator(sim);
         }
     });
+
+    // What recover holds to (docs/killed-runs.md, "The step"), one case each, every one seen to
+    // fail with its guard taken out of provider/ (issue 33).
+    describe("each guard of recover, held by a case", () => {
+        /** Runs recover, which must exit 0 having adopted exactly `adopted` (resource name to id)
+         *  and cleared exactly `cleared` (resource names). */
+        const recoverDecides = async (stack: PulumiStack, adopted: Record<string, string>, cleared: string[] = []) => {
+            const r = await recoverRun(stack);
+            assert.equal(r.code, 0, `${r.stdout}${r.stderr}`);
+            const decided = r.stdout
+                .split("\n")
+                .map((line) => /^(adopt|clear) \S+::([^\s:]+)(?: = (\S+))?/.exec(line))
+                .filter((m) => m !== null)
+                .map(([, what, name, id]) => (what === "adopt" ? `adopt ${name} = ${id}` : `clear ${name}`));
+            const want = [
+                ...Object.entries(adopted).map(([name, id]) => `adopt ${name} = ${id}`),
+                ...cleared.map((name) => `clear ${name}`),
+            ];
+            assert.deepEqual(decided.sort(), want.sort(), r.stdout);
+        };
+        /** The ids the stack records for resources of `type`. */
+        const idsIn = async (stack: PulumiStack, type = CONNECTION_TYPE) =>
+            (await stack.resources(type)).map((x) => x.id);
+        const anHourAgo = () => new Date(Date.now() - 3_600_000).toISOString();
+
+        it("the time bound: a connection the same in every input but made before the run began is not adopted, nor touched", async () => {
+            const { stack, declare } = await newStack();
+            const early = byHand("early", { createdAt: anHourAgo(), updatedAt: anHourAgo() });
+            await declare([full("early")]);
+            await killWhileInFlight(sim, stack, 1, { refuseCreates: true });
+            assert.deepEqual(sim.listConnections(), [early], "the run made nothing");
+            sim.resetRequests();
+            await recoverDecides(stack, {}, ["early"]);
+            assert.deepEqual(await idsIn(stack), []);
+            assert.deepEqual(sim.listConnections(), [early], "the connection is left as it was");
+            assert.deepEqual(
+                sim.requests.filter((q) => q.method !== "GET"),
+                [],
+                "no write to ChatBot",
+            );
+        });
+    });
 });
