@@ -555,5 +555,21 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
                 "no write to ChatBot",
             );
         });
+
+        it("secrets compared: connections the same but for the token, a header value or the password, made since the run began, are not adopted; the run's own is", async () => {
+            const { stack, declare } = await newStack();
+            await declare([full("mine")]);
+            await killWhileInFlight(sim, stack, 1);
+            const [ours] = sim.listConnections();
+            // Made by someone else since the run began, beside the run's own.
+            const others = [
+                byHand("mine", { token: "another-token" }),
+                byHand("mine", { headers: { "X-Key": "another-header-value" } }),
+                byHand("mine", { auth: { username: "bot", password: "another-password" } }),
+            ];
+            await recoverDecides(stack, { mine: ours.id });
+            assert.deepEqual(await idsIn(stack), [ours.id]);
+            for (const o of others) assert.deepEqual(sim.getConnection(o.id), o, "left as it was");
+        });
     });
 });
