@@ -11,7 +11,7 @@ import { execFile } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import type { ChatbotSimulator, StoredConnection } from "pulumi-chatbot/testing";
-import { emptySimulator, installedTesting, root, secondNodePass } from "./support";
+import { connectionAsOutputs, emptySimulator, installedTesting, root, secondNodePass } from "./support";
 import {
     CONNECTION_TYPE,
     declareStack,
@@ -20,6 +20,7 @@ import {
     NATIVE_LEGACY_TYPE,
     ok,
     OTHER_STORY,
+    plain,
     pulumiCli,
     PulumiStack,
     STORY,
@@ -199,6 +200,24 @@ async function assertConverged(
     for (const s of SECRETS) assert.ok(!text.includes(s), "no secret in plain text in the export");
     const preview = await stack.run("preview", { expectNoChanges: true });
     assert.equal(preview.code, 0, `preview --expect-no-changes:\n${preview.stdout}${preview.stderr}`);
+}
+
+/** `pulumi stack export` holds what the API holds: the same connections, each with the API's
+ *  fields (secrets included) as its outputs. */
+async function assertStateIsApi(sim: ChatbotSimulator, stack: PulumiStack, type: string, when: string): Promise<void> {
+    const inState = await stack.resources(type);
+    const api = new Map(sim.listConnections().map((c) => [c.id, connectionAsOutputs(c)]));
+    assert.deepEqual(
+        inState.map((r) => r.id).sort(),
+        [...api.keys()].sort(),
+        `${when}: the state records exactly the connections the API holds`,
+    );
+    for (const r of inState) {
+        const want = api.get(r.id!)!;
+        const outputs = plain(r.outputs) as Record<string, unknown>;
+        const recorded = Object.fromEntries(Object.keys(want).map((k) => [k, outputs[k]]));
+        assert.deepEqual(recorded, want, `${when}: the state's ${r.urn} holds what the API holds`);
+    }
 }
 
 describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
@@ -571,5 +590,38 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
             assert.deepEqual(await idsIn(stack), [ours.id]);
             for (const o of others) assert.deepEqual(sim.getConnection(o.id), o, "left as it was");
         });
+
+        for (const native of [false, true]) {
+            const type = native ? NATIVE_CONNECTION_TYPE : CONNECTION_TYPE;
+            it(`the final refresh (${native ? "the native plugin" : "the dynamic provider"}): after an update, then a delete, killed in flight, the state is what ChatBot holds and preview shows no change before any up`, async () => {
+                const { stack, declare } = await newStack({ native });
+                const kept = (v: number) => full("kept", "kept", `https://hooks.example.com/kept/v${v}`);
+                await declare([kept(1), full("gone")]);
+                ok(await stack.run("up"));
+                const gone = (await stack.resources(type)).find((x) => x.urn.endsWith("::gone"))!;
+                for (const [step, want, landed] of [
+                    [
+                        "an update",
+                        [kept(2), full("gone")],
+                        () => sim.listConnections().every((c) => c.name !== "kept" || c.url.endsWith("/v2")),
+                    ],
+                    ["a delete", [kept(2)], () => sim.getConnection(gone.id!) === undefined],
+                ] as const) {
+                    await declare([...want]);
+                    await killWhileInFlight(sim, stack, 1);
+                    assert.ok(landed(), `${step} killed in flight has landed`);
+                    const r = await recoverRun(stack);
+                    assert.equal(r.code, 0, `${r.stdout}${r.stderr}`);
+                    assert.match(r.stdout, /^(updating|deleting) \S+: refresh reads what it did$/m);
+                    await assertStateIsApi(sim, stack, type, `after ${step} killed`);
+                    const preview = await stack.run("preview", { expectNoChanges: true });
+                    assert.equal(
+                        preview.code,
+                        0,
+                        `after ${step} killed, preview --expect-no-changes:\n${preview.stdout}${preview.stderr}`,
+                    );
+                }
+            });
+        }
     });
 });
