@@ -575,6 +575,31 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
             );
         });
 
+        it("the time bound with no lock left (`pulumi cancel` run first): the end of the last finished update", async () => {
+            const { stack, declare } = await newStack();
+            await declare([full("first")]);
+            ok(await stack.run("up"));
+            const early = byHand("second", { createdAt: anHourAgo(), updatedAt: anHourAgo() });
+            await declare([full("first"), full("second")]);
+            await killWhileInFlight(sim, stack, 1, { refuseCreates: true });
+            const cancelled = await stack.pulumi(["cancel", "--yes"]);
+            assert.equal(cancelled.code, 0, cancelled.stderr);
+            assert.ok(!locked(stack));
+            await recoverDecides(stack, {}, ["second"]);
+            assert.ok(!(await idsIn(stack)).includes(early.id));
+            assert.deepEqual(sim.getConnection(early.id), early, "the connection is left as it was");
+        });
+
+        it("the API's clock 10 minutes behind this machine's: what the run made is still adopted (the bound is on the API's clock)", async () => {
+            sim.clockOffsetMs = -10 * 60_000;
+            const { stack, declare } = await newStack();
+            await declare([full("late")]);
+            await killWhileInFlight(sim, stack, 1);
+            const [ours] = sim.listConnections();
+            await recoverDecides(stack, { late: ours.id });
+            assert.deepEqual(await idsIn(stack), [ours.id]);
+        });
+
         it("secrets compared: connections the same but for the token, a header value or the password, made since the run began, are not adopted; the run's own is", async () => {
             const { stack, declare } = await newStack();
             await declare([full("mine")]);
