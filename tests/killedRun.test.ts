@@ -431,14 +431,16 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
         assert.equal((await stack.run("preview", { expectNoChanges: true })).code, 0);
     });
 
-    it("a connection another stack manages with the same fields is never adopted", async () => {
+    it("connections other stacks manage with the same fields are never adopted: another stack of this project, and one of the same name in another project", async () => {
         const { stack, declare } = await newStack();
         const want = [full("shared")];
         await declare(want);
         // The interrupted create makes nothing.
         await killWhileInFlight(sim, stack, 1, { refuseCreates: true });
         assert.equal(sim.listConnections().length, 0);
-        // Another stack of the same backend then makes one with the same fields.
+        // Then two other stacks of the same backend make one each with the same fields: `other` of
+        // this project, and `dev` of another (`stack ls --all` names it organization/elsewhere/dev).
+        const backend = { PULUMI_BACKEND_URL: `file://${path.join(stack.scratch, "backend")}` };
         const other = await PulumiStack.create({
             projectDir: stack.projectDir,
             stack: "other",
@@ -448,23 +450,29 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
                 ...SECRET_CONFIG,
                 resources: JSON.stringify(want),
             },
-            env: { PULUMI_BACKEND_URL: `file://${path.join(stack.scratch, "backend")}` },
+            env: backend,
         });
         disposers.push(() => other.dispose());
-        ok(await other.run("up"));
-        const [theirs] = sim.listConnections();
+        const elsewhere = await declareStack(sim, { config: SECRET_CONFIG, env: backend, project: "elsewhere" });
+        disposers.push(elsewhere.dispose);
+        await elsewhere.declare(want);
+        assert.equal(elsewhere.stack.name, stack.name);
+        for (const s of [other, elsewhere.stack]) ok(await s.run("up"));
+        const theirs = sim.listConnections().map((c) => c.id);
         const r = await recoverRun(stack);
-        assert.equal(r.code, 0, r.stderr);
+        assert.equal(r.code, 0, `${r.stdout}${r.stderr}`);
         assert.match(r.stdout, /^clear .*::shared: its create made nothing/m);
         ok(await stack.run("up"));
         const ids = sim.listConnections().map((c) => c.id);
-        assert.equal(ids.length, 2, "one for each stack");
+        assert.equal(ids.length, 3, "one for each stack");
         assert.deepEqual(
-            (await other.resources(CONNECTION_TYPE)).map((x) => x.id),
-            [theirs.id],
+            [...(await other.resources(CONNECTION_TYPE)), ...(await elsewhere.stack.resources(CONNECTION_TYPE))].map(
+                (x) => x.id,
+            ),
+            theirs,
         );
         const [mine] = await stack.resources(CONNECTION_TYPE);
-        assert.notEqual(mine.id, theirs.id);
+        assert.ok(!theirs.includes(mine.id!));
         assert.equal((await stack.run("preview", { expectNoChanges: true })).code, 0);
     });
 
@@ -614,6 +622,61 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
             await recoverDecides(stack, { mine: ours.id });
             assert.deepEqual(await idsIn(stack), [ours.id]);
             for (const o of others) assert.deepEqual(sim.getConnection(o.id), o, "left as it was");
+        });
+
+        it("this stack's own: a legacy webhook it manages, the same in every input, is not adopted for another of its creates", async () => {
+            // Legacy webhooks have no creation time: only the owners' ids tell them apart.
+            const legacy = (resource: string): Declared => ({
+                kind: "LegacyWebhook",
+                name: resource,
+                args: {
+                    name: "hook",
+                    url: "https://legacy.example.com/hook",
+                    token: { secretConfig: "hookToken" },
+                    auth: { username: "bot", password: { secretConfig: "password" } },
+                },
+            });
+            const { stack, declare } = await newStack();
+            await declare([legacy("first")]);
+            ok(await stack.run("up"));
+            const [first] = sim.listLegacyWebhooks();
+            await declare([legacy("first"), legacy("second")]);
+            await killWhileInFlight(sim, stack, 1, { refuseCreates: true });
+            assert.equal(sim.listLegacyWebhooks().length, 1, "the run made nothing");
+            // Nor when chosen by hand: --adopt of an id a stack records is refused, nothing written.
+            const urn = (await stack.resources(LEGACY_TYPE))[0].urn.replace(/::first$/, "::second");
+            const before = JSON.stringify(await stack.export(true));
+            const chosen = await recoverRun(stack, ["--adopt", `${urn}=${first.id}`]);
+            assert.equal(chosen.code, 2, `${chosen.stdout}${chosen.stderr}`);
+            assert.match(chosen.stderr, new RegExp(`legacy webhook ${first.id} is managed by a stack`));
+            assert.equal(JSON.stringify(await stack.export(true)), before, "nothing written");
+            await recoverDecides(stack, {}, ["second"]);
+            assert.deepEqual(await idsIn(stack, LEGACY_TYPE), [first.id]);
+        });
+
+        it("the account: a create through an explicit provider (native plugin) is looked for in its account, not the stack's", async () => {
+            const partner = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop" } });
+            disposers.push(() => void partner.close());
+            const { stack, declare } = await newStack({
+                native: true,
+                config: { partnerToken: { secret: partner.token } },
+            });
+            await declare([
+                {
+                    kind: "Provider",
+                    name: "partner",
+                    args: { token: { secretConfig: "partnerToken" }, apiUrl: partner.url },
+                },
+                { ...full("theirs"), options: { provider: "partner" } },
+            ]);
+            await killWhileInFlight(partner, stack, 1);
+            const [made] = partner.listConnections();
+            assert.ok(made, "the run made it in the partner's account");
+            // The same in every field, in the stack's own account, made since the run began.
+            const twin = byHand("theirs");
+            await recoverDecides(stack, { theirs: made.id });
+            assert.deepEqual(await idsIn(stack, NATIVE_CONNECTION_TYPE), [made.id]);
+            assert.deepEqual(sim.listConnections(), [twin], "the stack's account left as it was");
         });
 
         for (const native of [false, true]) {
