@@ -679,6 +679,38 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
             assert.deepEqual(sim.listConnections(), [twin], "the stack's account left as it was");
         });
 
+        it("a lock another machine's run left: refused without --cancel-lock (exit 1), kept by --dry-run, which writes nothing either; removed with --cancel-lock", async () => {
+            const { stack, declare } = await newStack();
+            await declare([full("away")]);
+            await killWhileInFlight(sim, stack, 1);
+            const [ours] = sim.listConnections();
+            const locks = path.join(stack.scratch, "backend", ".pulumi", "locks");
+            const file = fs
+                .readdirSync(locks, { recursive: true })
+                .map((f) => path.join(locks, String(f)))
+                .find((f) => f.endsWith(".json"))!;
+            const lock = JSON.parse(fs.readFileSync(file, "utf8")) as { hostname: string };
+            fs.writeFileSync(file, JSON.stringify({ ...lock, hostname: `${lock.hostname}-elsewhere` }));
+            const before = JSON.stringify(await stack.export(true));
+            const r = await recoverRun(stack);
+            assert.equal(r.code, 1, `${r.stdout}${r.stderr}`);
+            assert.match(r.stderr, /on another machine, which may still be going/);
+            assert.equal(JSON.stringify(await stack.export(true)), before, "nothing written");
+            assert.ok(locked(stack), "the lock is left");
+            const dry = await recoverRun(stack, ["--cancel-lock", "--dry-run"]);
+            assert.equal(dry.code, 0, `${dry.stdout}${dry.stderr}`);
+            assert.match(
+                dry.stdout,
+                new RegExp(`^adopt \\S+::away = ${ours.id}\n[^]*--dry-run: nothing was changed`, "m"),
+            );
+            assert.equal(JSON.stringify(await stack.export(true)), before, "--dry-run wrote nothing");
+            assert.ok(locked(stack), "--dry-run left the lock");
+            const vouched = await recoverRun(stack, ["--cancel-lock"]);
+            assert.equal(vouched.code, 0, `${vouched.stdout}${vouched.stderr}`);
+            assert.ok(!locked(stack));
+            assert.deepEqual(await idsIn(stack), [ours.id]);
+        });
+
         for (const native of [false, true]) {
             const type = native ? NATIVE_CONNECTION_TYPE : CONNECTION_TYPE;
             it(`the final refresh (${native ? "the native plugin" : "the dynamic provider"}): after an update, then a delete, killed in flight, the state is what ChatBot holds and preview shows no change before any up`, async () => {
