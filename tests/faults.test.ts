@@ -13,7 +13,7 @@
 import { strict as assert } from "assert";
 import type { ChatbotSimulator, FaultKind } from "pulumi-chatbot/testing";
 import { providerModule, ResourceSteps } from "./providerSteps";
-import { installedTesting, emptySimulator } from "./support";
+import { connectionAsOutputs, installedTesting, emptySimulator } from "./support";
 
 type PropertyMap = Record<string, unknown>;
 
@@ -125,19 +125,10 @@ const v2: Kit = {
     }),
     changed: () => ({ ...v2.inputs(), name: "orders-v2", token: TOKEN_2 }),
     api: (sim) =>
-        sim.listConnections().map((c) =>
-            plain({
-                id: c.id,
-                storyId: c.story.id,
-                story: c.story,
-                name: c.name,
-                url: c.url,
-                token: c.token,
-                headers: c.headers,
-                auth: c.auth,
-                createdAt: c.createdAt,
-            }),
-        ),
+        sim.listConnections().map((c) => {
+            const { lastError: _lastError, updatedAt: _updatedAt, ...fields } = connectionAsOutputs(c);
+            return plain({ id: c.id, ...fields });
+        }),
     view: (id, o) =>
         plain({
             id,

@@ -11,11 +11,12 @@
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
+import * as os from "os";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
-import { emptySimulator, installedTesting, secondNodePass } from "./support";
+import { emptySimulator, installedTesting, root, secondNodePass } from "./support";
 import { declareStack, jsProjectYaml, ok, PulumiStack, STORY, tempProject, type Declared } from "./pulumi";
-import { buildGoProgram, copyGoExample, PLUGIN_DIR, python, pythonVenv } from "./languagePrograms";
+import { buildGoProgram, copyGoExample, PLUGIN_YAML, python, pythonVenv } from "./languagePrograms";
 
 const COUNT = 20;
 /** Each answer of the simulator comes this late, so a create or delete is a few hundred ms long. */
@@ -93,9 +94,6 @@ interface RunProcess {
     name: string;
 }
 
-/** A Pulumi.yaml's lines that give the native plugin of the installed package. */
-const pluginYaml = `plugins:\n  providers:\n    - name: chatbot\n      path: ${PLUGIN_DIR}\n`;
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The live processes of `stack`'s runs: working in its project folder, or with its PULUMI_HOME. */
@@ -131,8 +129,8 @@ describe("a pulumi run killed with SIGKILL leaves no process behind", function (
     const arrivals = () => sim.requests.length + sim.inFlight;
     const answered = (method: string) => sim.requests.filter((r) => r.method === method).length;
 
-    const dynamicStack = async (): Promise<TestStack> => {
-        const e = await declareStack(sim);
+    const dynamicStack = async (env: Record<string, string> = {}): Promise<TestStack> => {
+        const e = await declareStack(sim, { env });
         const resources: Declared[] = Array.from({ length: COUNT }, (_, i) => ({
             kind: "WebhookConnection",
             name: `c-${i}`,
@@ -168,7 +166,7 @@ describe("a pulumi run killed with SIGKILL leaves no process behind", function (
     const nativeStack = (): Promise<TestStack> =>
         programStack(
             tempProject("native", {
-                "Pulumi.yaml": jsProjectYaml("native") + pluginYaml,
+                "Pulumi.yaml": jsProjectYaml("native") + PLUGIN_YAML,
                 "index.js": NATIVE_PROGRAM,
             }),
         );
@@ -180,7 +178,7 @@ describe("a pulumi run killed with SIGKILL leaves no process behind", function (
                 "Pulumi.yaml":
                     "name: pykilled\nruntime:\n  name: python\n  options:\n    toolchain: pip\n" +
                     `    virtualenv: ${pythonVenv()}\n` +
-                    pluginYaml,
+                    PLUGIN_YAML,
                 "__main__.py": PYTHON_PROGRAM,
             }),
             // No bytecode next to the checkout's SDK.
@@ -201,9 +199,9 @@ describe("a pulumi run killed with SIGKILL leaves no process behind", function (
      * and a new write has just arrived: its answer comes LATENCY_MS after the kill, so the read a
      * process that outlived the CLI would send next comes later than SENT_BEFORE_KILL_MS. Then
      * checks that every process of the run is gone within GONE_WITHIN_MS and that the simulator
-     * heard nothing sent after the kill.
+     * heard nothing sent after the kill. Resolves to the run's processes under the CLI before the kill.
      */
-    const killMidway = async (stack: PulumiStack, command: "up" | "destroy", method: string) => {
+    const killMidway = async (stack: PulumiStack, command: "up" | "destroy", method: string): Promise<RunProcess[]> => {
         sim.latencyMs = LATENCY_MS;
         let pid: number | undefined;
         let finished = false;
@@ -256,6 +254,7 @@ describe("a pulumi run killed with SIGKILL leaves no process behind", function (
             `        killed with ${inFlight} requests in flight and ${before.length} processes under the CLI ` +
                 `(${before.map((p) => p.name).join(", ")}); all gone ${goneAfterMs} ms after the kill`,
         );
+        return before;
     };
 
     before(async function () {
@@ -304,6 +303,36 @@ describe("a pulumi run killed with SIGKILL leaves no process behind", function (
             });
         });
     }
+
+    // Pulumi's own pulumi-resource-pulumi-nodejs (its release archives' and the npm SDK's) runs node
+    // under a shell without `exec`: node's parent is that shell, which the kill does not change, so
+    // only its stdin ending tells the plugin that the engine is gone. (The CLI built here execs
+    // node, and so do the cases above.) The CLI takes a plugin on PATH before the one beside it.
+    describe("the dynamic provider started by Pulumi's own pulumi-resource-pulumi-nodejs (a shell without exec)", () => {
+        it(`\`pulumi up\` killed while ${COUNT} creates are in flight`, async () => {
+            const bin = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-release-plugin-"));
+            fs.symlinkSync(
+                path.join(root, "node_modules", "@pulumi", "pulumi", "pulumi-resource-pulumi-nodejs"),
+                path.join(bin, "pulumi-resource-pulumi-nodejs"),
+            );
+            const s = await dynamicStack({ PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}` });
+            stacks.push({
+                stack: s.stack,
+                dispose() {
+                    s.dispose();
+                    fs.rmSync(bin, { recursive: true, force: true });
+                },
+            });
+            const before = await killMidway(s.stack, "up", "POST");
+            assert.ok(
+                before.some(
+                    (p) =>
+                        path.basename(p.command.split(" ")[0]) === "sh" && p.name === "pulumi-resource-pulumi-nodejs",
+                ),
+                `the shell of Pulumi's script ran the plugin:\n${before.map((p) => p.command).join("\n")}`,
+            );
+        });
+    });
 
     // Programs in other languages, through the native plugin: their hosts (tools/pulumi/cmd) and
     // what they run (python with pulumi-language-python-exec, the built Go binary) end too.

@@ -17,6 +17,9 @@ import { OTHER_STORY, STORY, type ConfigValue } from "./pulumi";
 /** The installed package's plugin folder (`pulumi-resource-chatbot`), for a project's Pulumi.yaml. */
 export const PLUGIN_DIR = path.join(root, "node_modules", "pulumi-chatbot", "plugin");
 
+/** A Pulumi.yaml's lines that give the native plugin of the installed package. */
+export const PLUGIN_YAML = `plugins:\n  providers:\n    - name: chatbot\n      path: ${PLUGIN_DIR}\n`;
+
 const PYTHON_EXAMPLE = path.join(root, "examples", "python");
 const GO_EXAMPLE = path.join(root, "examples", "go");
 const GO_SDK = path.join(root, "sdk");

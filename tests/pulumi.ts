@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { PulumiStack, tempProject, jsProjectYaml, type ConfigValue } from "../scripts/pulumiStack";
+import { PLUGIN_YAML } from "./languagePrograms";
 
 export * from "../scripts/pulumiStack";
 
@@ -37,14 +38,21 @@ export const LEGACY_TYPE = "pulumi-nodejs:dynamic/chatbot:LegacyWebhook";
 
 /** A resource of tests/programs/declare.js. */
 export interface Declared {
-    kind: "WebhookConnection" | "LegacyWebhook";
+    /** "Provider": the native plugin's explicit provider (with `native`), named by `options.provider`. */
+    kind: "WebhookConnection" | "LegacyWebhook" | "Provider";
     name: string;
     args?: Record<string, unknown>;
     options?: Record<string, unknown>;
     get?: string;
 }
 
-/** A project running tests/programs/declare.js, and a stack of it that reaches `sim`. */
+/** The types of tests/programs/declare.js's resources through the native plugin (`native: true`). */
+export const NATIVE_CONNECTION_TYPE = "chatbot:index:WebhookConnection";
+export const NATIVE_LEGACY_TYPE = "chatbot:index:LegacyWebhook";
+
+/** A project running tests/programs/declare.js (named `project`, default "declare"), and a stack
+ *  of it that reaches `sim`. With `native`, the program declares the native plugin's classes
+ *  (`pulumi-chatbot/native`) and the project takes the plugin from the installed package. */
 export async function declareStack(
     sim: ChatbotSimulator,
     opts: {
@@ -53,15 +61,13 @@ export async function declareStack(
         stack?: string;
         /** The native plugin's classes instead of the dynamic provider's. */
         native?: boolean;
+        project?: string;
     } = {},
 ): Promise<{ stack: PulumiStack; declare(resources: Declared[]): Promise<void>; dispose(): void }> {
     const program = fs.readFileSync(path.join(__dirname, "programs", "declare.js"), "utf8");
-    // The native delivery: the same program on pulumi-chatbot/native, the plugin from the package.
-    const plugin = path.join(__dirname, "..", "node_modules", "pulumi-chatbot", "plugin");
-    const project = tempProject("declare", {
-        "Pulumi.yaml": opts.native
-            ? `${jsProjectYaml("declare")}plugins:\n  providers:\n    - name: chatbot\n      path: ${plugin}\n`
-            : jsProjectYaml("declare"),
+    const name = opts.project ?? "declare";
+    const project = tempProject(name, {
+        "Pulumi.yaml": jsProjectYaml(name) + (opts.native ? PLUGIN_YAML : ""),
         "index.js": opts.native
             ? program.replace('require("pulumi-chatbot")', 'require("pulumi-chatbot/native")')
             : program,

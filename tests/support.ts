@@ -53,6 +53,22 @@ export function loopbackServers(): {
     };
 }
 
+/** What the simulator holds of a v2 connection, as a `WebhookConnection`'s outputs name it. */
+export function connectionAsOutputs(c: Testing.StoredConnection): Record<string, unknown> {
+    return {
+        storyId: c.story.id,
+        story: c.story,
+        name: c.name,
+        url: c.url,
+        token: c.token,
+        headers: c.headers,
+        auth: c.auth,
+        lastError: c.error,
+        createdAt: c.createdAt,
+        updatedAt: c.updatedAt,
+    };
+}
+
 /** Empties the simulator between tests: no connection, legacy webhook or fault, a fresh request log. */
 export function emptySimulator(sim: Testing.ChatbotSimulator): void {
     sim.clearFaults();

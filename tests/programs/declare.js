@@ -3,7 +3,8 @@
 // { kind: "WebhookConnection" | "LegacyWebhook", name, args, options?, get? }; `get` is an id to
 // read with `.get()` instead of declaring. An argument written { "secretConfig": "<key>" } is that
 // key's value, read with `config.requireSecret` (`requireSecretObject` with "json": true), as users
-// keep secrets in stack config.
+// keep secrets in stack config. With `pulumi-chatbot/native`, kind "Provider" declares an explicit
+// provider, and `options.provider` names one declared before.
 "use strict";
 const pulumi = require("@pulumi/pulumi");
 const chatbot = require("pulumi-chatbot");
@@ -23,8 +24,12 @@ function resolve(value) {
     return value;
 }
 
+const declared = {};
 for (const r of config.requireObject("resources")) {
     const Kind = chatbot[r.kind];
-    const resource = r.get ? Kind.get(r.name, r.get) : new Kind(r.name, resolve(r.args), r.options);
-    exports[r.name] = { id: resource.id, name: resource.name, url: resource.url };
+    const options =
+        typeof r.options?.provider === "string" ? { ...r.options, provider: declared[r.options.provider] } : r.options;
+    const resource = r.get ? Kind.get(r.name, r.get) : new Kind(r.name, resolve(r.args), options);
+    declared[r.name] = resource;
+    if (r.kind !== "Provider") exports[r.name] = { id: resource.id, name: resource.name, url: resource.url };
 }
