@@ -30,7 +30,6 @@ import {
     declareStack,
     LEGACY_TYPE,
     NATIVE_CONNECTION_TYPE,
-    NATIVE_LEGACY_TYPE,
     ok,
     OTHER_STORY,
     plain,
