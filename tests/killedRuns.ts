@@ -269,6 +269,8 @@ export async function upKillMatrix(sim: ChatbotSimulator, m: KillMatrix): Promis
         return report;
     } finally {
         sim.latencyMs = 0;
+        // What the stack made is left to no one: the next matrix starts from an empty account.
+        emptySimulator(sim);
         made.dispose();
     }
 }

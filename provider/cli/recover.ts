@@ -244,7 +244,7 @@ export async function recover(argv: string[], io: RecoverIo): Promise<number> {
             for (const l of locks)
                 say(`removed the lock of the run of ${l.owner} (pid ${l.pid}) started at ${l.startedAt}\n`);
         } else if (locks === undefined && values["cancel-lock"] && pending.length > 0) {
-            // A bucket or Pulumi Cloud: its lock cannot be read, and the caller vouched no run is going.
+            // Pulumi Cloud, Azure, GCS: the lock cannot be read, and the caller vouched no run is going.
             await run(["cancel", "--yes", ...onStack], "cancel");
             say(
                 "ran `pulumi cancel`: the backend's lock cannot be read here, and --cancel-lock says no run is going\n",
@@ -252,7 +252,13 @@ export async function recover(argv: string[], io: RecoverIo): Promise<number> {
         }
         if (pending.length > 0) {
             const repaired = { ...exported, deployment: withAdopted(deployment, plan) };
-            await run(["stack", "import", ...onStack], "stack import", JSON.stringify(repaired));
+            await run(["stack", "import", ...onStack], "stack import", JSON.stringify(repaired)).catch((e: unknown) => {
+                if (!(e instanceof RecoverError) || locks !== undefined || values["cancel-lock"]) throw e;
+                throw new RecoverError(
+                    `${e.message}\nThis backend's lock cannot be read here, so a run that still holds the stack cannot be told ` +
+                        "from one that is gone. Once you know the interrupted run is gone, run this again with --cancel-lock.",
+                );
+            });
             // 4. Refresh: the state then equals the API.
             await run(["refresh", "--yes", "--skip-preview", ...onStack], "refresh");
         }
