@@ -12,6 +12,7 @@ import * as fs from "fs";
 import * as net from "net";
 import * as os from "os";
 import * as path from "path";
+import type { PgClientClass } from "../provider/cli/postgresBackend";
 import { root } from "./support";
 
 /** Where the state of a test's stacks is kept. */
@@ -162,7 +163,7 @@ export async function startPostgres(): Promise<BackendServer> {
         await stop();
         throw new Error(`${e instanceof Error ? e.message : String(e)}\n${log.join("").slice(-2000)}`, { cause: e });
     }
-    const { Client } = await import("pg");
+    const { Client } = require("pg") as { Client: PgClientClass };
     const connect = async (database: string) => {
         const client = new Client({ host: "127.0.0.1", port, user: "pulumi", password, database });
         await client.connect();
@@ -187,11 +188,10 @@ export async function startPostgres(): Promise<BackendServer> {
                 const database = new URL(env.PULUMI_BACKEND_URL!).pathname.slice(1);
                 const client = await connect(database);
                 try {
-                    const { rows } = await client.query<{ key: string }>(
-                        "SELECT key FROM pulumi_state WHERE key LIKE $1",
-                        [`${database}/.pulumi/locks/%`],
-                    );
-                    return rows.map((r) => r.key);
+                    const { rows } = await client.query("SELECT key FROM pulumi_state WHERE key LIKE $1", [
+                        `${database}/.pulumi/locks/%`,
+                    ]);
+                    return rows.map((r) => String(r.key));
                 } catch (e) {
                     if ((e as { code?: string }).code === "42P01") return []; // no table yet
                     throw e;

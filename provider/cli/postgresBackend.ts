@@ -9,8 +9,26 @@
  * Pulumi's driver (lib/pq) makes them: the URL's parameters, the PG* environment variables, and
  * SSL required unless the URL or PGSSLMODE says otherwise.
  */
-import { Client } from "pg";
 import type { StateBackend } from "./stateBackend";
+
+/** What is used here of node-postgres's Client. pg ships no types, and @types/pg is not a
+ *  dependency: TypeScript adds every @types package of node_modules to a project, and its types
+ *  do not compile with TypeScript 5.0 (seen in tests/packaging.test.ts). */
+export interface PgClient {
+    connect(): Promise<unknown>;
+    query(sql: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
+    end(): Promise<void>;
+}
+export type PgClientClass = new (config: {
+    connectionString?: string;
+    host?: string;
+    port?: number;
+    user?: string;
+    password?: string;
+    database?: string;
+}) => PgClient;
+
+const { Client } = require("pg") as { Client: PgClientClass };
 
 /** A table name as Pulumi puts it into its SQL: a name, optionally schema-qualified. */
 const TABLE = /^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)?$/;
@@ -30,18 +48,20 @@ export function open(url: string, env: NodeJS.ProcessEnv): StateBackend {
     const query = async (sql: string, values: unknown[]) => {
         connected ??= client.connect();
         await connected;
-        return client.query<{ key: string; data: { data?: string } }>(sql, values);
+        return (await client.query(sql, values)).rows;
     };
     return {
         async list(dir) {
             const like = `${(keyPrefix + dir).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-            const { rows } = await query(`SELECT key FROM ${table} WHERE key LIKE $1 ORDER BY key`, [like]);
-            return rows.map((r) => r.key.slice(keyPrefix.length));
+            const rows = await query(`SELECT key FROM ${table} WHERE key LIKE $1 ORDER BY key`, [like]);
+            return rows.map((r) => String(r.key).slice(keyPrefix.length));
         },
         async read(key) {
-            const { rows } = await query(`SELECT data FROM ${table} WHERE key = $1`, [keyPrefix + key]);
+            const rows = await query(`SELECT data FROM ${table} WHERE key = $1`, [keyPrefix + key]);
             if (rows.length === 0) throw new Error(`no ${key} in the PostgreSQL backend`);
-            return Buffer.from(rows[0].data.data ?? "", "base64").toString("utf8");
+            // A JSON column: node-postgres parses it.
+            const { data } = rows[0].data as { data?: string };
+            return Buffer.from(data ?? "", "base64").toString("utf8");
         },
         async repairMetadata() {
             return [];
