@@ -139,12 +139,13 @@ export async function recover(argv: string[], io: RecoverIo): Promise<number> {
             }
             return r.stdout;
         };
-        const project = /^name:\s*["']?([^"'\s#]+)/m.exec(readProjectFile(io.cwd).text)?.[1] ?? "";
+        const projectFile = readProjectFile(io.cwd);
+        const project = /^name:\s*["']?([^"'\s#]+)/m.exec(projectFile.text)?.[1] ?? "";
         // Nothing may load the stack's checkpoint before the metadata repair below: a kill can
         // leave it unloadable ("failed to load checkpoint: EOF"). `whoami` does not load it.
         const { url: backendUrl = "" } = JSON.parse(await run(["whoami", "--json"], "whoami")) as { url?: string };
         secrets.push(...[urlSecret(backendUrl)].filter((s): s is string => s !== undefined));
-        const stack = values.stack ?? selectedStack(io, project, backendUrl);
+        const stack = values.stack ?? selectedStack(io, { project, file: projectFile.file }, backendUrl);
         const onStack = ["--stack", stack];
 
         // 1. The lock, read first: a run that is still going must not be raced. Undefined: the
@@ -503,10 +504,13 @@ function readProjectFile(cwd: string): { file?: string; text: string } {
  * its `stacks[<backend URL>]`, or its older single `stack` (read in pkg/v3 v3.274.1:
  * backend/state/stacks.go getCurrentStackName, workspace/workspace.go settingsPath).
  */
-function selectedStack(io: RecoverIo, project: string, backendUrl: string): string {
+function selectedStack(
+    io: RecoverIo,
+    { project, file }: { project: string; file?: string },
+    backendUrl: string,
+): string {
     const fromEnv = io.env.PULUMI_STACK;
     if (fromEnv) return fromEnv;
-    const { file } = readProjectFile(io.cwd);
     const home = io.env.PULUMI_HOME || path.join(os.homedir(), ".pulumi");
     const settings: { stack?: string; stacks?: Record<string, string> } = {};
     for (const projectFile of file ? [realPath(file), file] : []) {

@@ -22,13 +22,13 @@
  */
 import { pause, waitsStopped } from "./retry";
 
-/** The rate after a 429, as a share of what was sent in the second before it. */
+/** The rate after a 429, as a share of what the API served this process in the second before it. */
 export const DECREASE = 0.75;
 /** Requests per second added per second of sending at the rate. */
 export const INCREASE_PER_SECOND = 0.5;
 /** The lowest rate: one request every two seconds. */
 export const MIN_PER_SECOND = 0.5;
-/** The window over which this process's own sending rate is measured. */
+/** The window over which what the API served this process is counted. */
 const WINDOW_MS = 1000;
 
 export class Pacer {

@@ -46,7 +46,11 @@ export interface SimulatorOptions {
     /** Time allowed for each verification request and webhook call (ms). Default ChatBot's 10000. */
     webhookTimeoutMs?: number;
     /**
-     * An account-wide request limit, as SaaS APIs have (ChatBot publishes none): a token bucket
+     * An account-wide request limit, as SaaS APIs have. ChatBot publishes none (its API
+     * description, "Limits": "Rate limits: not shown"), so this is the common form of one, not
+     * ChatBot's: 429 Too Many Requests with Retry-After (RFC 6585 section 4, RFC 9110 section
+     * 10.2.3), in the API's error envelope (its section "Errors"; the type this simulator gives a
+     * 429, `tooManyRequests`, is its own: the description lists none for 429). A token bucket
      * holding `burst` requests (default: `perSecond`), refilled at `perSecond`. A request beyond it
      * is answered 429 with `Retry-After` (whole seconds until a request would be served) and does
      * not count against the bucket. Default: no limit. May be changed at any time (`rateLimit`).
