@@ -1,7 +1,7 @@
 /**
  * Every documented limit, written once (../shared API description, sections 2 and 8): what the
  * zod schemas enforce, what the simulator and the backend kit check, and what the README's tables
- * say (tests/limits.test.ts holds the README to this table). Plain numbers: no zod here, so
+ * say (tests/unit/limits.test.ts holds the README to this table). Plain numbers: no zod here, so
  * reading a limit loads nothing.
  */
 

@@ -1,7 +1,7 @@
 /**
  * The real pulumi CLI, run hermetically: `npm run pulumi-path`'s CLI (the one on PATH, or the
  * pinned one this repository builds), a file backend and PULUMI_HOME in a temporary folder, a
- * passphrase, no update check, no plugin download. The tests (tests/pulumi.ts) and the bench run
+ * passphrase, no update check, no plugin download. The tests (tests/helpers/pulumi.ts) and the bench run
  * every whole program through it.
  *
  * `PulumiStack` is one stack of one project folder; `run` is `pulumi <command>` as a user types it,

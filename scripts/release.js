@@ -12,7 +12,7 @@
  *   SHA256SUMS                                            sha256sum's format, over all of the above
  *
  * The same commit gives the same bytes (every time is the commit's; entries are sorted; no path
- * of this machine is written): tests/release.test.ts builds twice and compares SHA256SUMS.
+ * of this machine is written): tests/cli/release.test.ts builds twice and compares SHA256SUMS.
  */
 "use strict";
 const { execFileSync } = require("node:child_process");

@@ -5,7 +5,7 @@
  * production over POSIX file systems), pinned in tools/versitygw (go.mod, go.sum) and built into
  * .s3-server/ (ignored by git) with the Go toolchain, once; later calls find it and print at once.
  *
- * The tests of the state backends (tests/stateBackends.ts) run pulumi's `s3://` backend against
+ * The tests of the state backends (tests/helpers/stateBackends.ts) run pulumi's `s3://` backend against
  * it. MinIO is not used: it is under the AGPL.
  */
 "use strict";

@@ -1,6 +1,6 @@
 /**
  * `npm run upgrade-fixture`: the state this version writes, kept as a test fixture so that every
- * later version proves it previews that state with no change (tests/upgrade.test.ts). Run it once
+ * later version proves it previews that state with no change (tests/cli/upgrade.test.ts). Run it once
  * per release, before changing anything, with the release's build installed (`npm run build`);
  * prints the folder it wrote, tests/fixtures/upgrade/v<version>/, as its last line.
  *
@@ -19,7 +19,7 @@ import { PulumiStack, tempProject } from "./pulumiStack";
 const ROOT = path.resolve(__dirname, "..");
 const VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 
-/** What the fixture's stack was made with; tests/upgrade.test.ts starts the simulator alike. */
+/** What the fixture's stack was made with; tests/cli/upgrade.test.ts starts the simulator alike. */
 export const FIXTURE = {
     project: "chatbot-upgrade",
     stack: "fixture",

@@ -263,7 +263,7 @@ function secretValues(v: unknown): string[] {
 }
 
 /** zod's records skip a "__proto__" key without a word, so it would pass and then be dropped
- *  (found by tests/properties.test.ts): refuse it while the raw input is at hand. */
+ *  (found by tests/unit/properties.test.ts): refuse it while the raw input is at hand. */
 function protoKeys(v: unknown, at = ""): CheckFailure[] {
     if (Array.isArray(v)) return v.flatMap((x, i) => protoKeys(x, `${at}[${i}]`));
     if (!isPlain(v)) return [];

@@ -1,0 +1,152 @@
+/**
+ * getWebhookConnection / getLegacyWebhook (and their Output forms) in a whole program, run by
+ * `pulumi up` of the real CLI: settings from the program's stack config, read only, secrets
+ * marked in `pulumi stack export`, and errors that say which when there is no match or more than
+ * one.
+ */
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as path from "path";
+import type { ChatbotSimulator } from "pulumi-chatbot/testing";
+import { isSecret, ok, plain, PulumiStack, tempProject, type RunResult } from "../helpers/pulumi";
+import { installedTesting } from "../helpers/support";
+
+const STORY = "5f3c0d1e2a4b6c8d9e0f1a2b";
+const OTHER_STORY = "6a1b2c3d4e5f6a7b8c9d0e1f";
+
+const PROGRAM = `import * as pulumi from "@pulumi/pulumi";
+import * as chatbot from "pulumi-chatbot";
+
+const cfg = new pulumi.Config();
+const mode = cfg.require("mode");
+
+// Errors are caught into outputs: an uncaught one fails the up, but cmd/run takes ~50 s to print it.
+if (mode === "ok") {
+    const byName = chatbot.getWebhookConnection({ name: "Orders", storyId: ${JSON.stringify(STORY)} });
+    module.exports.promiseId = byName.then((c) => c.id);
+    module.exports.promiseToken = byName.then((c) => c.token);
+    module.exports.promiseHeaders = byName.then((c) => c.headers);
+    const byId = chatbot.getWebhookConnectionOutput({ id: cfg.require("plainId") });
+    module.exports.plainName = byId.name;
+    module.exports.plainLastError = byId.lastError;
+    module.exports.ordersOutput = chatbot.getWebhookConnectionOutput({ id: byName.then((c) => c.id) });
+    module.exports.legacy = chatbot.getLegacyWebhookOutput({ name: "Old" });
+    module.exports.legacyById = chatbot.getLegacyWebhook({ id: cfg.require("legacyId") }).then((w) => w.url);
+    const message = (p: Promise<unknown>) => p.then(() => "found", (e: Error) => e.message);
+    module.exports.ambiguous = message(chatbot.getWebhookConnection({ name: "Orders" }));
+    module.exports.none = message(chatbot.getLegacyWebhook({ name: "Nope" }));
+    module.exports.unknownId = message(chatbot.getWebhookConnection({ id: "ffffffffffffffffffffffff" }));
+    module.exports.both = message(chatbot.getWebhookConnection({ id: "x", name: "y" }));
+}
+`;
+
+describe("get functions in a program", function () {
+    this.timeout(180_000);
+    let sim: ChatbotSimulator;
+    let dir: string;
+    let stack: PulumiStack;
+    let up: RunResult;
+    let outputs: Record<string, unknown>;
+    let exported: string;
+    const ids: Record<string, string> = {};
+
+    before(async () => {
+        const { ChatbotSimulator } = installedTesting();
+        sim = await ChatbotSimulator.start();
+        ids.orders = sim.addConnection({
+            story: { id: STORY, name: "Shop" },
+            name: "Orders",
+            url: "https://orders.example.com/hook",
+            token: "get-test-token-1",
+            headers: { "X-Key": "get-test-header-1" },
+            auth: { username: "bot", password: "get-test-pass-1" },
+        }).id;
+        // Same name, other story: found by name alone, it is ambiguous.
+        ids.ordersOther = sim.addConnection({
+            story: { id: OTHER_STORY, name: "Support" },
+            name: "Orders",
+            url: "https://other.example.com/hook",
+        }).id;
+        ids.plain = sim.addConnection({
+            story: { id: STORY, name: "Shop" },
+            name: "Plain",
+            url: "https://p.example.com/",
+        }).id;
+        ids.legacy = sim.addLegacyWebhook({
+            name: "Old",
+            url: "https://old.example.org/hook",
+            token: "get-test-legacy-token",
+        }).id;
+        const project = tempProject("lookups", {
+            "Pulumi.yaml": "name: lookups\nruntime: nodejs\nmain: index.ts\n",
+            "index.ts": PROGRAM,
+        });
+        dir = path.dirname(project);
+        stack = await PulumiStack.create({
+            projectDir: project,
+            // Settings from stack config only, as the provider reads them.
+            config: {
+                "chatbot:apiUrl": sim.url,
+                "chatbot:token": { secret: sim.token },
+                mode: "ok",
+                plainId: ids.plain,
+                legacyId: ids.legacy,
+            },
+            env: { PULUMI_NODEJS_TRANSPILE_ONLY: "true" },
+        });
+        sim.resetRequests();
+        up = ok(await stack.run("up"));
+        const resources = (await stack.export(true)).deployment.resources ?? [];
+        outputs = resources.find((r) => r.type === "pulumi:pulumi:Stack")?.outputs ?? {};
+        exported = JSON.stringify(await stack.export());
+    });
+
+    after(async () => {
+        stack?.dispose();
+        await sim?.close();
+        if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    /** A secret output's value; fails when it is not marked secret. */
+    const secretValue = (key: string): Record<string, unknown> => {
+        assert.ok(isSecret(outputs[key]), `${key} is secret in state`);
+        return plain(outputs[key]) as Record<string, unknown>;
+    };
+
+    it("reads connections by name and story or by id, secrets marked, writing nothing", () => {
+        assert.ok(sim.requests.length > 0 && sim.requests.every((x) => x.method === "GET"), "read only");
+        assert.equal(up.changes.create, 1, "nothing but the stack itself is created");
+        assert.equal(outputs.promiseId, ids.orders);
+        assert.equal(secretValue("promiseToken"), "get-test-token-1");
+        assert.deepEqual(secretValue("promiseHeaders"), { "X-Key": "get-test-header-1" });
+        // A connection with no secret: its fields are plain.
+        assert.equal(outputs.plainName, "Plain");
+        assert.equal(outputs.plainLastError, null);
+        // The Output form holding a token is secret as a whole, as an invoke's result is.
+        const orders = secretValue("ordersOutput");
+        assert.equal(orders.id, ids.orders);
+        assert.equal(orders.storyId, STORY);
+        assert.deepEqual(orders.auth, { username: "bot", password: "get-test-pass-1" });
+        assert.equal(secretValue("legacy").token, "get-test-legacy-token");
+        assert.equal(outputs.legacyById, "https://old.example.org/hook");
+        for (const s of [
+            "get-test-token-1",
+            "get-test-pass-1",
+            "get-test-header-1",
+            "get-test-legacy-token",
+            sim.token,
+        ]) {
+            assert.ok(!`${up.stdout}${up.stderr}`.includes(s), "the CLI's output shows a secret");
+            assert.ok(!exported.includes(s), "`pulumi stack export` shows a secret");
+        }
+    });
+
+    it("says which when several match, none does, or the id is unknown", () => {
+        const o = outputs;
+        assert.match(String(o.ambiguous), /^get webhook connection: 2 webhook connections are named "Orders" \(ids /);
+        assert.ok(String(o.ambiguous).includes(ids.orders) && String(o.ambiguous).includes(ids.ordersOther));
+        assert.equal(o.none, 'get legacy webhook: no legacy webhook is named "Nope".');
+        assert.equal(o.unknownId, "get webhook connection: no webhook connection has id ffffffffffffffffffffffff.");
+        assert.match(String(o.both), /give either `id` or `name`, not both/);
+    });
+});

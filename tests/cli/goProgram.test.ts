@@ -1,0 +1,322 @@
+/**
+ * The Go SDK (sdk/go, generated from the native plugin's schema by Pulumi's Go code generator
+ * through `pulumi package gen-sdk`: `npm run gen-sdk`) and the Go example (examples/go) through the
+ * real pulumi CLI and its Go language host (tools/pulumi/cmd/pulumi-language-go, or a real
+ * install's), against two simulators: the stack's account and a second one reached through an
+ * explicit provider. Go builds share the Go build cache (GOCACHE), so only a cold cache compiles
+ * the Pulumi SDK (minutes); the program is built once before the first preview for that reason.
+ */
+import { strict as assert } from "assert";
+import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import type { ChatbotSimulator } from "pulumi-chatbot/testing";
+import { emptySimulator, installedTesting, root, secondNodePass } from "../helpers/support";
+import { CHANGES_EXIT_CODE, isSecret, ok, plain, pulumiCli, PulumiStack, STORY, OTHER_STORY } from "../helpers/pulumi";
+import { buildGoProgram, copyGoExample, exampleConfig, go, PLUGIN_DIR } from "../helpers/languagePrograms";
+
+const { check } = require("../../scripts/gen-sdk.js") as {
+    check(languages: string[]): Record<string, string[]>;
+};
+
+/** The Go SDK's module: go.mod in sdk/, the generated package in sdk/go/chatbot. */
+const SDK_MODULE = path.join(root, "sdk");
+const SDK = path.join(SDK_MODULE, "go");
+const EXAMPLE = path.join(root, "examples", "go");
+const CONNECTION = "chatbot:index:WebhookConnection";
+const WEBHOOK_TOKEN = "tok-go-SECRET-5";
+const BASIC_PASSWORD = "pw-go-SECRET-5";
+const HAND_TOKEN = "tok-hand-SECRET-5";
+const HAND_PASSWORD = "pw-hand-SECRET-5";
+
+/** The program `pulumi import` printed, as a function the example's main calls. */
+function asFunction(generated: string): string {
+    const head = "func main() {\n\tpulumi.Run(func(ctx *pulumi.Context) error {";
+    assert.ok(generated.includes(head), generated);
+    assert.match(generated, /\t\}\)\n\}\n*$/);
+    return generated
+        .replace(head, "func adopted(ctx *pulumi.Context) error {\n\t{")
+        .replace(/\t\}\)\n\}\n*$/, "\t}\n}\n");
+}
+
+describe("the Go SDK", function () {
+    this.timeout(300_000);
+
+    it("is what the schema generates: a field changed without `npm run gen-sdk` fails here", () => {
+        const found = check(["go"]);
+        assert.deepEqual(Object.keys(found), ["go"], "the Go host is beside the pinned CLI");
+        assert.deepEqual(found.go, [], "sdk/go is stale: run `npm run gen-sdk` and commit sdk/");
+    });
+
+    it("has the classes, documented fields and secrets the schema names", () => {
+        const connection = fs.readFileSync(path.join(SDK, "chatbot", "webhookConnection.go"), "utf8");
+        assert.match(connection, /func NewWebhookConnection\(ctx \*pulumi\.Context,/);
+        assert.match(
+            connection,
+            /secrets := pulumi\.AdditionalSecretOutputs\(\[\]string\{\n\t\t"auth",\n\t\t"headers",\n\t\t"token",/,
+        );
+        assert.match(connection, /\/\/ .*Changing it replaces the resource.*\n\tStoryId pulumi\.StringInput/);
+        const provider = fs.readFileSync(path.join(SDK, "chatbot", "provider.go"), "utf8");
+        assert.match(provider, /func NewProvider\(ctx \*pulumi\.Context,/);
+        assert.match(provider, /args\.Token = pulumi\.ToSecret\(args\.Token\)/);
+        assert.match(
+            fs.readFileSync(path.join(SDK_MODULE, "go.mod"), "utf8"),
+            /^module github\.com\/pulumi-chatbot\/pulumi-chatbot\/sdk$/m,
+        );
+    });
+});
+
+describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CLI", function () {
+    this.timeout(900_000);
+    let sim: ChatbotSimulator;
+    let partnerSim: ChatbotSimulator;
+    let stack: PulumiStack | undefined;
+    let project: string | undefined;
+
+    const writes = (s: ChatbotSimulator) =>
+        s.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+
+    before(function () {
+        if (secondNodePass()) this.skip();
+    });
+    before(async () => {
+        sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop" } });
+        partnerSim = await installedTesting().ChatbotSimulator.start({ stories: { [OTHER_STORY]: "Partner" } });
+    });
+    beforeEach(() => {
+        emptySimulator(sim);
+        emptySimulator(partnerSim);
+    });
+    afterEach(() => {
+        stack?.dispose();
+        stack = undefined;
+        if (project) fs.rmSync(path.dirname(project), { recursive: true, force: true });
+        project = undefined;
+    });
+    after(async () => {
+        await sim?.close();
+        await partnerSim?.close();
+    });
+
+    it("the SDK's module (sdk/) passes go vet and go build, its go.sum complete", async () => {
+        const readonly = { GOFLAGS: "-mod=readonly", GOWORK: "off" };
+        await go(["vet", "./..."], SDK_MODULE, readonly);
+        await go(["build", "./..."], SDK_MODULE, readonly);
+    });
+
+    it("examples/go: preview sends nothing, up, secrets sealed, a change by hand found and put back, import with no write, the second account's connection there only, destroy", async () => {
+        project = await copyGoExample();
+        await go(["vet", "./..."], project, { GOWORK: "off" });
+        // What the host runs first, with its flags: a cold cache compiles the Pulumi SDK here.
+        await buildGoProgram(project, path.join(path.dirname(project), "program"));
+        stack = await PulumiStack.create({
+            projectDir: project,
+            config: exampleConfig(
+                "go",
+                sim,
+                partnerSim,
+                { webhookToken: WEBHOOK_TOKEN, basicPassword: BASIC_PASSWORD },
+                "https://bot.example.com",
+            ),
+            env: { CHATBOT_RETRY_BASE_MS: "5" },
+        });
+        const s = stack;
+        const secrets = [WEBHOOK_TOKEN, BASIC_PASSWORD, sim.token, partnerSim.token];
+
+        const preview = ok(await s.run("preview"));
+        assert.deepEqual([...sim.requests, ...partnerSim.requests], [], "a preview sends nothing");
+        assert.equal(preview.changes.create, 5, "the stack, the partner's provider, three connections");
+
+        ok(await s.run("up"));
+        const mine = sim.listConnections();
+        assert.deepEqual(mine.map((c) => c.name).sort(), ["orders", "support"]);
+        const orders = mine.find((c) => c.name === "orders");
+        const support = mine.find((c) => c.name === "support");
+        assert.equal(orders?.token, WEBHOOK_TOKEN);
+        assert.deepEqual(orders?.headers, { "X-Environment": "production" });
+        assert.deepEqual(support?.auth, { username: "chatbot", password: BASIC_PASSWORD });
+        assert.equal(support?.headers?.["X-Orders-Connection"], orders?.id, "an output of one, input of the other");
+        const partners = partnerSim.listConnections();
+        assert.deepEqual(
+            partners.map((c) => [c.name, c.story.id, c.url]),
+            [["orders", OTHER_STORY, "https://bot.example.com/chatbot/partner/orders"]],
+            "the explicit provider's connection is in the second account",
+        );
+        assert.ok(
+            mine.every((c) => c.story.id === STORY),
+            "and only there",
+        );
+        const outputs = await s.outputs();
+        assert.deepEqual(outputs, {
+            ordersConnectionId: orders?.id,
+            supportConnectionId: support?.id,
+            partnerConnectionId: partners[0].id,
+            storyName: "Shop",
+        });
+
+        const exported = await s.pulumi(["stack", "export"]);
+        for (const secret of secrets) assert.ok(!exported.stdout.includes(secret), "no secret in plain text in state");
+        const states = await s.resources(CONNECTION);
+        for (const state of states) {
+            for (const key of ["token", "headers", "auth"]) {
+                const value = (state.outputs as Record<string, unknown>)[key];
+                if (value !== undefined) assert.ok(isSecret(value), `${state.urn} ${key} is secret`);
+            }
+        }
+        const providers = (await s.export(true)).deployment.resources?.filter(
+            (r) => r.type === "pulumi:providers:chatbot",
+        );
+        // The default provider is named after the version and download URL the SDK asks for.
+        assert.deepEqual(
+            providers?.map((p) => (p.urn.split("::").pop() as string).replace(/^default_.*/, "default")).sort(),
+            ["default", "partner"],
+        );
+        for (const p of providers ?? []) assert.ok(isSecret(p.inputs?.token), `${p.urn}: the token is secret`);
+        assert.equal(plain(providers?.find((p) => p.urn.endsWith("::partner"))?.inputs?.token), partnerSim.token);
+        ok(await s.run("preview", { expectNoChanges: true }));
+
+        // By hand: a new url in the main account, a new token in the second.
+        sim.editConnection(orders?.id as string, { url: "https://changed.example.com/by-hand" });
+        partnerSim.editConnection(partners[0].id, { token: "changed-by-hand" });
+        sim.resetRequests();
+        partnerSim.resetRequests();
+        const drift = await s.run("preview", { refresh: true, expectNoChanges: true });
+        assert.equal(drift.code, CHANGES_EXIT_CODE, "the drift check fails");
+        assert.deepEqual([...writes(sim), ...writes(partnerSim)], [], "and writes nothing");
+        ok(await s.run("up", { refresh: true }));
+        assert.deepEqual(writes(sim), [`PUT /v2/integrations/webhook/${orders?.id}`]);
+        assert.deepEqual(writes(partnerSim), [`PUT /v2/integrations/webhook/${partners[0].id}`]);
+        assert.equal(sim.getConnection(orders?.id as string)?.url, "https://bot.example.com/chatbot/orders");
+        assert.equal(partnerSim.getConnection(partners[0].id)?.token, WEBHOOK_TOKEN);
+        ok(await s.run("preview", { refresh: true, expectNoChanges: true }));
+
+        // One made by hand, adopted with `pulumi import`: no write; the Go it prints, added to the
+        // program, shows no change.
+        const made = sim.addConnection({
+            story: { id: STORY, name: "Shop" },
+            name: "made-by-hand",
+            url: "https://hand.example.com/hook",
+            token: HAND_TOKEN,
+            auth: { username: "ops", password: HAND_PASSWORD },
+        });
+        sim.resetRequests();
+        partnerSim.resetRequests();
+        const code = path.join(path.dirname(project), "imported.go");
+        const imported = await s.pulumi([
+            "import",
+            CONNECTION,
+            "made-by-hand",
+            made.id,
+            "--yes",
+            "--protect=false",
+            "--out",
+            code,
+        ]);
+        assert.equal(imported.code, 0, imported.stderr + imported.stdout);
+        assert.deepEqual([...writes(sim), ...writes(partnerSim)], [], "the import writes nothing");
+        const generated = fs.readFileSync(code, "utf8");
+        assert.match(generated, /"github\.com\/pulumi-chatbot\/pulumi-chatbot\/sdk\/go\/chatbot"/);
+        assert.match(
+            generated,
+            /chatbot\.NewWebhookConnection\(ctx, "made-by-hand", &chatbot\.WebhookConnectionArgs\{/,
+        );
+        for (const secret of [HAND_TOKEN, HAND_PASSWORD]) {
+            assert.match(generated, new RegExp(`pulumi\\.ToSecret\\("${secret}"\\)`));
+        }
+        fs.writeFileSync(path.join(project, "adopted.go"), asFunction(generated));
+        const main = path.join(project, "main.go");
+        const program = fs.readFileSync(main, "utf8");
+        const hook = '\t\tctx.Export("ordersConnectionId", orders.ID())';
+        assert.ok(program.includes(hook));
+        fs.writeFileSync(
+            main,
+            program.replace(hook, "\t\tif err := adopted(ctx); err != nil {\n\t\t\treturn err\n\t\t}\n" + hook),
+        );
+        ok(await s.run("preview", { expectNoChanges: true }));
+        const [adopted] = (await s.resources(CONNECTION)).filter((r) => r.urn.endsWith("::made-by-hand"));
+        assert.equal(adopted?.id, made.id);
+
+        sim.resetRequests();
+        ok(await s.run("destroy"));
+        assert.deepEqual(sim.listConnections(), []);
+        assert.deepEqual(partnerSim.listConnections(), []);
+    });
+
+    it("`pulumi package add` in a Go project: the SDK generated and linked (a replace line), the plugin from its archive, up and destroy", async () => {
+        project = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-go-add-")), "added");
+        fs.mkdirSync(project);
+        fs.writeFileSync(path.join(project, "Pulumi.yaml"), "name: added\nruntime: go\n");
+        fs.writeFileSync(
+            path.join(project, "go.mod"),
+            "module example.com/added\n\ngo 1.26.6\n\nrequire github.com/pulumi/pulumi/sdk/v3 v3.274.1\n",
+        );
+        fs.copyFileSync(path.join(EXAMPLE, "go.sum"), path.join(project, "go.sum"));
+        const main = path.join(project, "main.go");
+        fs.writeFileSync(
+            main,
+            'package main\n\nimport "github.com/pulumi/pulumi/sdk/v3/go/pulumi"\n\n' +
+                "func main() { pulumi.Run(func(ctx *pulumi.Context) error { return nil }) }\n",
+        );
+        stack = await PulumiStack.create({
+            projectDir: project,
+            config: { "chatbot:apiUrl": sim.url, "chatbot:token": { secret: sim.token } },
+        });
+        // Not stack commands: in this stack's PULUMI_HOME.
+        const cli = (args: string[]) =>
+            execFileSync(pulumiCli(), args, {
+                cwd: project,
+                env: (stack as PulumiStack).environment(),
+                encoding: "utf8",
+                stdio: ["ignore", "pipe", "pipe"],
+            });
+        const added = cli(["package", "add", path.join(PLUGIN_DIR, "pulumi-resource-chatbot")]);
+        assert.match(
+            added,
+            /"github\.com\/pulumi-chatbot\/pulumi-chatbot\/sdk\/go\/chatbot"/,
+            "the import line to use",
+        );
+        assert.ok(fs.existsSync(path.join(project, "sdks", "chatbot", "chatbot", "webhookConnection.go")));
+        assert.match(
+            fs.readFileSync(path.join(project, "go.mod"), "utf8"),
+            /^replace github\.com\/pulumi-chatbot\/pulumi-chatbot\/sdk\/go => \.\/sdks\/chatbot$/m,
+        );
+        assert.match(fs.readFileSync(path.join(project, "Pulumi.yaml"), "utf8"), /packages:\n\s+chatbot: /);
+
+        fs.writeFileSync(
+            main,
+            `package main
+
+import (
+	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+)
+
+func main() {
+	pulumi.Run(func(ctx *pulumi.Context) error {
+		_, err := chatbot.NewLegacyWebhook(ctx, "added", &chatbot.LegacyWebhookArgs{
+			Url: pulumi.String("https://added.example.com/hook"),
+		})
+		return err
+	})
+}
+`,
+        );
+        await go(["mod", "tidy"], project, { GOWORK: "off" });
+        // The SDK asks for the plugin at the schema's version: installed from the release archive.
+        const archive = execFileSync(process.execPath, [path.join(root, "scripts", "plugin.js")], { encoding: "utf8" })
+            .trim()
+            .split("\n")
+            .pop() as string;
+        const version = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string })
+            .version;
+        cli(["plugin", "install", "resource", "chatbot", version, "--file", archive]);
+        ok(await stack.run("up"));
+        assert.deepEqual(
+            sim.listLegacyWebhooks().map((w) => [w.name, w.url]),
+            [["added", "https://added.example.com/hook"]],
+        );
+        ok(await stack.run("destroy"));
+        assert.deepEqual(sim.listLegacyWebhooks(), []);
+    });
+});

@@ -1,0 +1,539 @@
+/**
+ * The native provider plugin, `pulumi-resource-chatbot` (provider/native/), through the real
+ * pulumi CLI: installed as Pulumi installs a local plugin (the project's Pulumi.yaml lists the
+ * installed package's plugin/ folder under plugins.providers), with a TypeScript program of the
+ * typed classes `pulumi-chatbot/native`, against the simulator on loopback.
+ */
+import { strict as assert } from "assert";
+import { execFile, execFileSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { promisify } from "util";
+import type { ChatbotSimulator } from "pulumi-chatbot/testing";
+import { resources } from "../../provider/resources/registry";
+import { keysWhere, type Field } from "../../provider/resources/spec";
+import { emptySimulator, installedRequire, installedTesting, root } from "../helpers/support";
+import {
+    CHANGES_EXIT_CODE,
+    isSecret,
+    ok,
+    plain,
+    pulumiCli,
+    PulumiStack,
+    STORY,
+    OTHER_STORY,
+    tempProject,
+} from "../helpers/pulumi";
+
+const PLUGIN_DIR = path.join(root, "node_modules", "pulumi-chatbot", "plugin");
+const CONNECTION = "chatbot:index:WebhookConnection";
+const LEGACY = "chatbot:index:LegacyWebhook";
+const TOKEN = "tok-native-SECRET-7";
+const PASSWORD = "pw-native-SECRET-7";
+const HEADER_VALUE = "hv-native-SECRET-7";
+const SECRETS = [TOKEN, PASSWORD, HEADER_VALUE];
+
+/** A TypeScript program of the native classes: two resources with every kind of secret, and
+ *  `bulk` plain connections; `adopted.ts`, where a test writes it, is run too. */
+const PROGRAM = `import * as pulumi from "@pulumi/pulumi";
+import * as chatbot from "pulumi-chatbot/native";
+
+const config = new pulumi.Config();
+const orders = new chatbot.WebhookConnection("orders", {
+    storyId: config.require("storyId"),
+    url: config.require("url"),
+    token: config.requireSecret("hookToken"),
+    headers: { "X-Env": "prod", "X-Key": config.requireSecret("headerValue") },
+    auth: { username: "bot", password: config.requireSecret("password") },
+});
+const legacy = new chatbot.LegacyWebhook("legacy", {
+    url: "https://legacy.example.com/hook",
+    headers: [{ name: "X-Key", value: config.requireSecret("headerValue") }],
+});
+for (let i = 0; i < Number(config.get("bulk") ?? "0"); i++) {
+    new chatbot.WebhookConnection(\`bulk-\${i}\`, { storyId: config.require("storyId"), url: \`https://bulk.example.com/\${i}\` });
+}
+if (config.getBoolean("adopted")) require("./adopted");
+// Read only: the connection above, by id, as another resource of the program.
+export const seen = config.getBoolean("lookUp") ? chatbot.WebhookConnection.get("seen", orders.id) : undefined;
+export const seenUrl = seen?.url;
+export const seenToken = seen?.token;
+
+export const ordersId = orders.id;
+export const story: pulumi.Output<{ id: string; name: string }> = orders.story;
+export const legacyError: pulumi.Output<string | null> = legacy.lastError;
+`;
+
+describe("the native provider plugin under the pulumi CLI", function () {
+    this.timeout(300_000);
+    let sim: ChatbotSimulator;
+    let stack: PulumiStack | undefined;
+    let project: string;
+
+    const writes = () => sim.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+
+    /** A new stack of the native program, `config` on top of what reaches the simulator. */
+    const nativeStack = async (config: Record<string, string | { secret: string }> = {}) => {
+        project = tempProject("native", {
+            "Pulumi.yaml":
+                "name: native\nruntime:\n  name: nodejs\n  options:\n    typescript: true\nmain: index.ts\n" +
+                `plugins:\n  providers:\n    - name: chatbot\n      path: ${PLUGIN_DIR}\n`,
+            "index.ts": PROGRAM,
+            "tsconfig.json": JSON.stringify({
+                compilerOptions: { strict: true, target: "es2020", module: "commonjs", moduleResolution: "node" },
+                files: ["index.ts"],
+            }),
+        });
+        stack = await PulumiStack.create({
+            projectDir: project,
+            config: {
+                "chatbot:apiUrl": sim.url,
+                "chatbot:token": { secret: sim.token },
+                storyId: STORY,
+                url: "https://orders.example.com/hook",
+                hookToken: { secret: TOKEN },
+                headerValue: { secret: HEADER_VALUE },
+                password: { secret: PASSWORD },
+                ...config,
+            },
+            env: { CHATBOT_RETRY_BASE_MS: "5" },
+        });
+        return stack;
+    };
+
+    before(async () => {
+        sim = await installedTesting().ChatbotSimulator.start({
+            stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" },
+        });
+    });
+    beforeEach(() => emptySimulator(sim));
+    afterEach(() => {
+        stack?.dispose();
+        stack = undefined;
+        if (project) fs.rmSync(path.dirname(project), { recursive: true, force: true });
+    });
+    after(async () => {
+        await sim?.close();
+    });
+
+    it("`pulumi package get-schema` prints the schema made from the specs, in step with their checks", async () => {
+        const schema = JSON.parse(
+            execFileSync(pulumiCli(), ["package", "get-schema", path.join(PLUGIN_DIR, "pulumi-resource-chatbot")], {
+                encoding: "utf8",
+                env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" },
+            }),
+        );
+        assert.equal(schema.name, "chatbot");
+        assert.deepEqual(schema.config.variables.token.secret, true);
+        assert.deepEqual(Object.keys(schema.resources).sort(), [CONNECTION, LEGACY].sort());
+        for (const spec of resources) {
+            const resource = schema.resources[`chatbot:index:${spec.type}`];
+            const fields = spec.fields as Record<string, Field<unknown>>;
+            assert.deepEqual(Object.keys(resource.inputProperties).sort(), [...Object.keys(fields), "adoptId"].sort());
+            assert.deepEqual(
+                Object.keys(resource.properties).sort(),
+                [...Object.keys(fields), ...Object.keys(spec.outputTypes)].sort(),
+            );
+            for (const [key, field] of Object.entries(fields)) {
+                assert.equal(resource.inputProperties[key].secret === true, field.secret, `${spec.type}.${key} secret`);
+                assert.equal(resource.inputProperties[key].willReplaceOnChanges === true, field.replaces, key);
+            }
+            // The inputs the checks call required are the schema's (`name` defaults to the resource's).
+            const { check } = installedRequire(
+                `pulumi-chatbot/providers/${spec.type[0].toLowerCase()}${spec.type.slice(1)}`,
+            ) as {
+                check(olds: object, news: object): Promise<{ failures: Array<{ property: string; reason: string }> }>;
+            };
+            const { failures } = await check({}, { name: "n" });
+            const required = failures.filter((f) => /is required/.test(f.reason)).map((f) => f.property);
+            assert.deepEqual(required.sort(), [...resource.requiredInputs].sort(), spec.type);
+            assert.deepEqual(keysWhere(spec, "secret").sort(), ["auth", "headers", "token"]);
+        }
+    });
+
+    it("preview, up, a change by hand found by refresh, update, replace and destroy; secrets marked by the provider", async () => {
+        const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc");
+        execFileSync(process.execPath, [
+            tsc,
+            "-p",
+            path.join(await nativeStack().then(() => project), "tsconfig.json"),
+            "--noEmit",
+        ]);
+        const s = stack as PulumiStack;
+
+        sim.resetRequests();
+        const preview = ok(await s.run("preview"));
+        assert.deepEqual(sim.requests, [], "a preview sends nothing");
+        assert.equal(preview.changes.create, 3);
+
+        const up = ok(await s.run("up"));
+        assert.equal(up.changes.create, 3);
+        assert.equal(sim.listConnections().length, 1);
+        assert.equal(sim.listLegacyWebhooks().length, 1);
+        const exported = await s.pulumi(["stack", "export"]);
+        for (const secret of SECRETS)
+            assert.ok(!exported.stdout.includes(secret), "no secret in plain text in stack export");
+        const [orders] = await s.resources(CONNECTION);
+        assert.ok(isSecret((orders.outputs as Record<string, unknown>).token), "token is secret");
+        assert.ok(isSecret((orders.inputs as Record<string, unknown>).token), "token input is secret");
+        const auth = (orders.outputs as Record<string, unknown>).auth as Record<string, unknown>;
+        assert.ok(
+            !isSecret(auth) && isSecret(auth.password) && auth.username === "bot",
+            "only auth's password is secret",
+        );
+        assert.equal(plain(auth.password), PASSWORD);
+        ok(await s.run("preview", { expectNoChanges: true }));
+
+        // By hand: a new url. Refresh finds it; the preview names the property and says update.
+        const id = sim.listConnections()[0].id;
+        sim.editConnection(id, { url: "https://changed.example.com/by-hand" });
+        const drift = await s.run("preview", { refresh: true, expectNoChanges: true, args: ["--diff"] });
+        assert.equal(drift.code, CHANGES_EXIT_CODE, "the drift check fails");
+        assert.match(
+            drift.stdout,
+            /~ url: "https:\/\/changed\.example\.com\/by-hand" => "https:\/\/orders\.example\.com\/hook"/,
+        );
+        ok(await s.run("refresh"));
+        sim.resetRequests();
+        const fix = ok(await s.run("up"));
+        assert.equal(fix.changes.update, 1);
+        assert.deepEqual(writes(), [`PUT /v2/integrations/webhook/${id}`]);
+        assert.equal(sim.getConnection(id)?.url, "https://orders.example.com/hook");
+
+        // A new story replaces: the diff says so, the new one is made before the old one goes.
+        await s.setConfig({ storyId: OTHER_STORY });
+        const replace = ok(await s.run("preview", { args: ["--diff"] }));
+        assert.match(replace.stdout, /storyId: "5f3c0d1e2a4b6c8d9e0f1a2b" => "6a1b2c3d4e5f6a7b8c9d0e1f"/);
+        assert.equal(replace.changes.replace, 1);
+        sim.resetRequests();
+        ok(await s.run("up"));
+        assert.deepEqual(
+            writes().map((w) => w.split(" ")[0]),
+            ["POST", "DELETE"],
+        );
+        assert.equal(sim.listConnections()[0].story.id, OTHER_STORY);
+
+        ok(await s.run("destroy"));
+        assert.equal(sim.listConnections().length + sim.listLegacyWebhooks().length, 0);
+    });
+
+    it("`pulumi import` adopts with no write and prints code that, added to the program, shows no changes", async () => {
+        const s = await nativeStack();
+        ok(await s.run("up"));
+        // One more, made outside this stack.
+        const existing = sim.addConnection({
+            story: { id: STORY, name: "Shop" },
+            name: "made-by-hand",
+            url: "https://hand.example.com/hook",
+            token: TOKEN,
+            headers: { "X-Key": HEADER_VALUE },
+            auth: { username: "ops", password: PASSWORD },
+        });
+        sim.resetRequests();
+        const code = path.join(project, "adopted.ts");
+        const imported = await s.pulumi([
+            "import",
+            CONNECTION,
+            "made-by-hand",
+            existing.id,
+            "--yes",
+            "--protect=false",
+            "--out",
+            code,
+        ]);
+        assert.equal(imported.code, 0, imported.stderr + imported.stdout);
+        assert.deepEqual(writes(), [], "the import writes nothing");
+        const program = fs.readFileSync(code, "utf8");
+        assert.match(program, /from "pulumi-chatbot\/native"/);
+        assert.match(program, /new chatbot\.WebhookConnection\("made-by-hand"/);
+        for (const secret of SECRETS) assert.match(program, new RegExp(`pulumi\\.secret\\("${secret}"\\)`));
+        assert.match(program, /username: "ops"/);
+
+        await s.setConfig({ adopted: "true" });
+        ok(await s.run("preview", { expectNoChanges: true }));
+        sim.resetRequests();
+        ok(await s.run("destroy"));
+        assert.equal(sim.listConnections().length, 0);
+    });
+
+    it("20 connections at the CLI's default parallelism, with 429 and 503 answers: one up, no duplicate", async () => {
+        const s = await nativeStack({ bulk: "20" });
+        sim.inject({ method: "POST", fault: { status: 429, retryAfter: "0" }, times: 6 });
+        sim.inject({ method: "GET", fault: { status: 503 }, times: 6 });
+        const up = ok(await s.run("up"));
+        assert.equal(up.changes.create, 23, "the stack and 22 resources");
+        const names = sim.listConnections().map((c) => c.name);
+        assert.equal(names.length, 21);
+        assert.equal(new Set(names).size, 21, "no duplicate");
+        sim.clearFaults();
+        ok(await s.run("destroy"));
+        assert.equal(sim.listConnections().length, 0);
+    });
+
+    it("a program in a second language, Pulumi YAML: up, no change, a change by hand refreshed, destroy", async () => {
+        project = tempProject("yamlprog", {
+            "Pulumi.yaml": `name: yamlprog
+runtime: yaml
+plugins:
+  providers:
+    - name: chatbot
+      path: ${PLUGIN_DIR}
+config:
+  hookToken:
+    type: string
+    secret: true
+resources:
+  orders:
+    type: ${CONNECTION}
+    properties:
+      storyId: ${STORY}
+      url: https://orders.example.com/yaml
+      token: \${hookToken}
+      auth:
+        username: bot
+        password: ${PASSWORD}
+  legacy:
+    type: ${LEGACY}
+    properties:
+      url: https://legacy.example.com/yaml
+outputs:
+  story: \${orders.story.name}
+`,
+        });
+        stack = await PulumiStack.create({
+            projectDir: project,
+            config: { "chatbot:apiUrl": sim.url, "chatbot:token": { secret: sim.token }, hookToken: { secret: TOKEN } },
+        });
+        const up = ok(await stack.run("up"));
+        assert.equal(up.changes.create, 3);
+        const [made] = sim.listConnections();
+        assert.deepEqual(
+            [made.name, made.token, made.auth?.password],
+            ["orders", TOKEN, PASSWORD],
+            "name defaults to the resource's",
+        );
+        assert.equal(sim.listLegacyWebhooks()[0].name, "legacy");
+        assert.deepEqual(await stack.outputs(), { story: "Shop" });
+        const exported = await stack.pulumi(["stack", "export"]);
+        for (const secret of [TOKEN, PASSWORD])
+            assert.ok(!exported.stdout.includes(secret), "secrets encrypted in state");
+        ok(await stack.run("preview", { expectNoChanges: true }));
+        sim.editConnection(made.id, { name: "renamed-by-hand" });
+        assert.equal((await stack.run("preview", { refresh: true, expectNoChanges: true })).code, CHANGES_EXIT_CODE);
+        ok(await stack.run("up", { refresh: true }));
+        assert.equal(sim.getConnection(made.id)?.name, "orders");
+        ok(await stack.run("destroy"));
+        assert.equal(sim.listConnections().length + sim.listLegacyWebhooks().length, 0);
+    });
+
+    it("the release archive: `pulumi plugin install --file` takes it, and a project without plugins.providers uses it", async () => {
+        const archive = execFileSync(process.execPath, [path.join(root, "scripts", "plugin.js")], { encoding: "utf8" })
+            .trim()
+            .split("\n")
+            .pop() as string;
+        const version = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string })
+            .version;
+        assert.match(
+            path.basename(archive),
+            new RegExp(`^pulumi-resource-chatbot-v${version}-(linux|darwin|windows)-(amd64|arm64)\\.tar\\.gz$`),
+        );
+        project = tempProject("installed", {
+            "Pulumi.yaml":
+                "name: installed\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n",
+            "index.js":
+                'const chatbot = require("pulumi-chatbot/native");\n' +
+                `new chatbot.LegacyWebhook("from-archive", { url: "https://archive.example.com/hook" });\n`,
+        });
+        stack = await PulumiStack.create({
+            projectDir: project,
+            config: { "chatbot:apiUrl": sim.url, "chatbot:token": { secret: sim.token } },
+        });
+        // Not stack commands: into this stack's PULUMI_HOME.
+        const cli = (args: string[]) =>
+            execFileSync(pulumiCli(), args, {
+                cwd: project,
+                env: (stack as PulumiStack).environment(),
+                encoding: "utf8",
+            });
+        cli(["plugin", "install", "resource", "chatbot", version, "--file", archive]);
+        const plugins = JSON.parse(cli(["plugin", "ls", "--json"])) as Array<{
+            name: string;
+            kind: string;
+            version: string;
+        }>;
+        assert.ok(plugins.some((p) => p.name === "chatbot" && p.kind === "resource" && p.version === version));
+        ok(await stack.run("up"));
+        assert.deepEqual(
+            sim.listLegacyWebhooks().map((w) => w.name),
+            ["from-archive"],
+        );
+        ok(await stack.run("destroy"));
+    });
+
+    it("moving a stack from the dynamic to the native type with an alias: no write to ChatBot, then no change", async () => {
+        const args = `{ storyId: "${STORY}", url: "https://orders.example.com/hook", token: "${TOKEN}" }`;
+        project = tempProject("moving", {
+            "Pulumi.yaml":
+                "name: moving\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n" +
+                `plugins:\n  providers:\n    - name: chatbot\n      path: ${PLUGIN_DIR}\n`,
+            "index.js": `const chatbot = require("pulumi-chatbot");\nnew chatbot.WebhookConnection("orders", ${args});\n`,
+        });
+        stack = await PulumiStack.create({
+            projectDir: project,
+            config: { "chatbot:apiUrl": sim.url, "chatbot:token": { secret: sim.token } },
+        });
+        ok(await stack.run("up"));
+        const [before] = await stack.resources("pulumi-nodejs:dynamic/chatbot:WebhookConnection");
+        // The README's move: the native class, aliased to the dynamic type it had.
+        fs.writeFileSync(
+            path.join(project, "index.js"),
+            'const chatbot = require("pulumi-chatbot/native");\n' +
+                `new chatbot.WebhookConnection("orders", ${args}, { aliases: [{ type: "pulumi-nodejs:dynamic/chatbot:WebhookConnection" }] });\n`,
+        );
+        sim.resetRequests();
+        const moved = ok(await stack.run("up"));
+        assert.deepEqual(writes(), [], "the move writes nothing to ChatBot");
+        assert.equal(moved.changes.create ?? 0, 0);
+        assert.equal(moved.changes.delete ?? 0, 0);
+        const [after] = await stack.resources(CONNECTION);
+        assert.equal(after.id, before.id, "the same connection, now of the native type");
+        assert.equal((await stack.resources("pulumi-nodejs:dynamic/chatbot:WebhookConnection")).length, 0);
+        ok(await stack.run("preview", { refresh: true, expectNoChanges: true }));
+        const exported = await stack.pulumi(["stack", "export"]);
+        assert.ok(!exported.stdout.includes(TOKEN), "the token stays secret");
+        ok(await stack.run("destroy"));
+        assert.equal(sim.listConnections().length, 0);
+    });
+
+    it("discover --native writes a program of the native classes that adopts with no write, and an import file `pulumi import --file` takes", async () => {
+        sim.addConnection({
+            story: { id: STORY, name: "Shop" },
+            name: "orders",
+            url: "https://o.example.com/h",
+            token: TOKEN,
+        });
+        sim.addConnection({
+            story: { id: STORY, name: "Shop" },
+            name: "support",
+            url: "https://s.example.com/h",
+            headers: { "X-Key": HEADER_VALUE },
+            auth: { username: "ops", password: PASSWORD },
+        });
+        sim.addLegacyWebhook({
+            name: "old",
+            url: "https://old.example.com/h",
+            headers: [{ name: "X-Key", value: HEADER_VALUE }],
+        });
+        const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-native-discover-"));
+        try {
+            const [program, secrets, imports] = ["index.ts", "secrets.sh", "import.json"].map((f) =>
+                path.join(scratch, f),
+            );
+            // Not execFileSync: the simulator answers from this process.
+            await promisify(execFile)(
+                process.execPath,
+                [
+                    path.join(root, "node_modules", "pulumi-chatbot", "dist", "cli", "index.js"),
+                    "discover",
+                    "--native",
+                    "--out",
+                    program,
+                    "--with-secrets",
+                    secrets,
+                    "--import-file",
+                    imports,
+                ],
+                { env: { ...process.env, CHATBOT_TOKEN: sim.token, CHATBOT_API_URL: sim.url }, encoding: "utf8" },
+            );
+            assert.match(fs.readFileSync(program, "utf8"), /from "pulumi-chatbot\/native"/);
+            const config: Record<string, { secret: string }> = {};
+            for (const [, key, value] of fs
+                .readFileSync(secrets, "utf8")
+                .matchAll(/^pulumi config set --secret (\S+) -- '(.*)'$/gm)) {
+                config[key] = { secret: value };
+            }
+            assert.equal(Object.keys(config).length, 4, "token, two header values, password");
+
+            // The program adopts all three, writing nothing.
+            await nativeStack(config);
+            fs.copyFileSync(program, path.join(project, "index.ts"));
+            sim.resetRequests();
+            const adopted = ok(await (stack as PulumiStack).run("up"));
+            assert.equal(adopted.changes.create, 4, "the stack and three adopted");
+            assert.deepEqual(writes(), [], "adopting writes nothing");
+            ok(await (stack as PulumiStack).run("preview", { expectNoChanges: true }));
+            const states = await (stack as PulumiStack).resources();
+            assert.deepEqual(states.map((r) => r.type).sort(), [CONNECTION, CONNECTION, LEGACY].sort());
+            // discover's resources are protected; a later test empties the simulator.
+            stack?.dispose();
+            stack = undefined;
+
+            // The import file: `pulumi import --file` adopts the same three in another stack.
+            const file = JSON.parse(fs.readFileSync(imports, "utf8")) as {
+                resources: Array<{ type: string; id: string }>;
+            };
+            assert.deepEqual(file.resources.map((r) => r.type).sort(), [CONNECTION, CONNECTION, LEGACY].sort());
+            const other = await nativeStack();
+            fs.writeFileSync(path.join(project, "index.ts"), "export {};\n");
+            sim.resetRequests();
+            const imported = await other.pulumi([
+                "import",
+                "--file",
+                imports,
+                "--yes",
+                "--protect=false",
+                "--out",
+                path.join(scratch, "imported.ts"),
+            ]);
+            assert.equal(imported.code, 0, imported.stderr + imported.stdout);
+            assert.deepEqual(writes(), [], "importing writes nothing");
+            assert.equal((await other.resources()).length, 3);
+            assert.match(
+                fs.readFileSync(path.join(scratch, "imported.ts"), "utf8"),
+                /new chatbot\.LegacyWebhook\("old"/,
+            );
+        } finally {
+            fs.rmSync(scratch, { recursive: true, force: true });
+        }
+    });
+
+    it("bad input fails the preview naming the property and the limit; a read-back that keeps failing records what was made", async () => {
+        const s = await nativeStack({ url: "ftp://orders.example.com/hook" });
+        const bad = await s.run("preview");
+        assert.notEqual(bad.code, 0);
+        assert.match(bad.stdout + bad.stderr, /url: must be an absolute http:\/\/ or https:\/\/ URL/);
+        assert.deepEqual(sim.requests, [], "nothing sent");
+
+        await s.setConfig({ url: "https://orders.example.com/hook" });
+        sim.inject({
+            method: "GET",
+            path: /^\/v2\/integrations\/webhook\/[0-9a-f]{24}$/,
+            fault: { status: 503 },
+            times: 1000,
+        });
+        const failed = await s.run("up", { env: { CHATBOT_RETRY_MAX_ATTEMPTS: "2" } });
+        assert.notEqual(failed.code, 0);
+        assert.match(failed.stdout + failed.stderr, /It exists \(id \w{24}\) and is recorded in state/);
+        const [recorded] = await s.resources(CONNECTION);
+        assert.equal(recorded?.id, sim.listConnections()[0].id, "what was made is in state");
+        for (const secret of SECRETS)
+            assert.ok(!(failed.stdout + failed.stderr).includes(secret), "no secret in the error");
+        sim.clearFaults();
+        ok(await s.run("up"));
+        ok(await s.run("preview", { refresh: true, expectNoChanges: true }));
+        assert.equal(sim.listConnections().length, 1, "no duplicate");
+        ok(await s.run("destroy"));
+    });
+
+    it("WebhookConnection.get reads an existing one into the program: every input and output, the token secret", async () => {
+        const s = await nativeStack({ lookUp: "true" });
+        ok(await s.run("up"));
+        const outputs = await s.outputs();
+        assert.equal(outputs.seenUrl, "https://orders.example.com/hook");
+        assert.equal(outputs.seenToken, TOKEN);
+        const shown = await s.pulumi(["stack", "output", "--json"]);
+        assert.ok(!shown.stdout.includes(TOKEN), "the token read by .get() is secret");
+        ok(await s.run("destroy"));
+    });
+});

