@@ -6,7 +6,16 @@ import { strict as assert } from "assert";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { check } from "../../provider/resources/legacyWebhook";
 import { installedTesting, emptySimulator } from "../helpers/support";
-import { CONNECTION_TYPE, LEGACY_TYPE, declareStack, isSecret, ok, plain, STORY, type Declared } from "../helpers/pulumi";
+import {
+    CONNECTION_TYPE,
+    LEGACY_TYPE,
+    declareStack,
+    isSecret,
+    ok,
+    plain,
+    STORY,
+    type Declared,
+} from "../helpers/pulumi";
 
 const TOKEN = "legacy-token-5e1f-secret";
 const HEADER_VALUE = "legacy-header-77ab-secret";

@@ -15,7 +15,16 @@ import * as os from "os";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { emptySimulator, installedTesting, root, secondNodePass } from "../helpers/support";
-import { CHANGES_EXIT_CODE, isSecret, ok, plain, PulumiStack, STORY, OTHER_STORY, tempProject } from "../helpers/pulumi";
+import {
+    CHANGES_EXIT_CODE,
+    isSecret,
+    ok,
+    plain,
+    PulumiStack,
+    STORY,
+    OTHER_STORY,
+    tempProject,
+} from "../helpers/pulumi";
 import { exampleConfig, PLUGIN_DIR, python, pythonVenv } from "../helpers/languagePrograms";
 
 const { check } = require("../../scripts/gen-sdk.js") as {
