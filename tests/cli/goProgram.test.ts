@@ -12,9 +12,9 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
-import { emptySimulator, installedTesting, root, secondNodePass } from "../helpers/support";
+import { emptySimulator, installedTesting, root } from "../helpers/support";
 import { CHANGES_EXIT_CODE, isSecret, ok, plain, pulumiCli, PulumiStack, STORY, OTHER_STORY } from "../helpers/pulumi";
-import { buildGoProgram, copyGoExample, exampleConfig, go, PLUGIN_DIR } from "../helpers/languagePrograms";
+import { buildGoProgram, copyGoExample, exampleConfig, go, PLUGIN_DIR, pluginArchive } from "../helpers/languagePrograms";
 
 const { check } = require("../../scripts/gen-sdk.js") as {
     check(languages: string[]): Record<string, string[]>;
@@ -77,9 +77,6 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
     const writes = (s: ChatbotSimulator) =>
         s.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
 
-    before(function () {
-        if (secondNodePass()) this.skip();
-    });
     before(async () => {
         sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop" } });
         partnerSim = await installedTesting().ChatbotSimulator.start({ stories: { [OTHER_STORY]: "Partner" } });
@@ -304,10 +301,7 @@ func main() {
         );
         await go(["mod", "tidy"], project, { GOWORK: "off" });
         // The SDK asks for the plugin at the schema's version: installed from the release archive.
-        const archive = execFileSync(process.execPath, [path.join(root, "scripts", "plugin.js")], { encoding: "utf8" })
-            .trim()
-            .split("\n")
-            .pop() as string;
+        const archive = pluginArchive();
         const version = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string })
             .version;
         cli(["plugin", "install", "resource", "chatbot", version, "--file", archive]);

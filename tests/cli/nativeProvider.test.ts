@@ -25,8 +25,7 @@ import {
     OTHER_STORY,
     tempProject,
 } from "../helpers/pulumi";
-
-const PLUGIN_DIR = path.join(root, "node_modules", "pulumi-chatbot", "plugin");
+import { PLUGIN_DIR, pluginArchive } from "../helpers/languagePrograms";
 const CONNECTION = "chatbot:index:WebhookConnection";
 const LEGACY = "chatbot:index:LegacyWebhook";
 const TOKEN = "tok-native-SECRET-7";
@@ -328,10 +327,7 @@ outputs:
     });
 
     it("the release archive: `pulumi plugin install --file` takes it, and a project without plugins.providers uses it", async () => {
-        const archive = execFileSync(process.execPath, [path.join(root, "scripts", "plugin.js")], { encoding: "utf8" })
-            .trim()
-            .split("\n")
-            .pop() as string;
+        const archive = pluginArchive();
         const version = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string })
             .version;
         assert.match(

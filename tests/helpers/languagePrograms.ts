@@ -11,6 +11,7 @@ import * as os from "os";
 import * as path from "path";
 import { promisify } from "util";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
+import { oncePerRun } from "./oncePerRun";
 import { root } from "./support";
 import { OTHER_STORY, STORY, type ConfigValue } from "./pulumi";
 
@@ -31,8 +32,22 @@ export function python(): string | undefined {
     return found.status === 0 ? "python3" : undefined;
 }
 
-/** The virtual environment of examples/python/requirements.txt, made when it is not there yet. */
+/** This machine's plugin archive, as `npm run plugin` makes it (scripts/plugin.js), built once per
+ *  run for every file that installs it. */
+export function pluginArchive(): string {
+    return oncePerRun("plugin-archive", () => {
+        const out = execFileSync(process.execPath, [path.join(root, "scripts", "plugin.js")], { encoding: "utf8" });
+        return out.trim().split("\n").pop() as string;
+    });
+}
+
+/** The virtual environment of examples/python/requirements.txt, made when it is not there yet (by
+ *  one worker of a parallel run: the others wait for it). */
 export function pythonVenv(): string {
+    return oncePerRun("python-venv", makePythonVenv);
+}
+
+function makePythonVenv(): string {
     const requirements = path.join(PYTHON_EXAMPLE, "requirements.txt");
     const version = execFileSync("python3", ["--version"], { encoding: "utf8" }).trim();
     const key = crypto
