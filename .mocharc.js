@@ -6,6 +6,9 @@
 // only transpiles, which keeps the suite fast.
 process.env.TS_NODE_TRANSPILE_ONLY = "true";
 process.env.TS_NODE_PROJECT = require("path").join(__dirname, "tsconfig.json");
+// One name per mocha command, which the workers of a parallel run inherit: what is built once per
+// run (tests/helpers/oncePerRun.ts) is shared under it.
+process.env.CHATBOT_TEST_RUN ||= `${process.pid}-${Date.now()}`;
 
 module.exports = {
     require: ["ts-node/register"],

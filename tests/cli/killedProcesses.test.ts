@@ -14,7 +14,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
-import { emptySimulator, installedTesting, root, secondNodePass } from "../helpers/support";
+import { emptySimulator, installedTesting, root } from "../helpers/support";
 import { declareStack, jsProjectYaml, ok, PulumiStack, STORY, tempProject, type Declared } from "../helpers/pulumi";
 import { buildGoProgram, copyGoExample, PLUGIN_YAML, python, pythonVenv } from "../helpers/languagePrograms";
 
@@ -342,7 +342,7 @@ describe("a pulumi run killed with SIGKILL leaves no process behind", function (
     ] as const) {
         describe(language, () => {
             before(function () {
-                if (secondNodePass() || !available()) this.skip();
+                if (!available()) this.skip();
             });
 
             it(`\`pulumi up\` killed while ${COUNT} creates are in flight`, async function () {

@@ -24,7 +24,7 @@ import {
     upKillMatrix,
 } from "../helpers/killedRuns";
 import { folderStore } from "../helpers/stateBackends";
-import { connectionAsOutputs, emptySimulator, installedTesting, secondNodePass } from "../helpers/support";
+import { connectionAsOutputs, emptySimulator, installedTesting } from "../helpers/support";
 import {
     CONNECTION_TYPE,
     declareStack,
@@ -99,7 +99,6 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
     const disposers: Array<() => void> = [];
 
     before(async function () {
-        if (secondNodePass()) this.skip();
         sim = await installedTesting().ChatbotSimulator.start({
             stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" },
         });

@@ -14,7 +14,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
-import { emptySimulator, installedTesting, root, secondNodePass } from "../helpers/support";
+import { emptySimulator, installedTesting, root } from "../helpers/support";
 import {
     CHANGES_EXIT_CODE,
     isSecret,
@@ -81,7 +81,6 @@ describe("a Python program (examples/python) under the pulumi CLI", function () 
         s.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
 
     before(function () {
-        if (secondNodePass()) this.skip();
         if (!python()) this.skip();
     });
     before(async function () {

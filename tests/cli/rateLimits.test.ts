@@ -20,7 +20,7 @@ import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { killDuring, recoverRun } from "../helpers/killedRuns";
 import { declareStack, ok, STORY, type Declared, type PulumiStack } from "../helpers/pulumi";
 import { FOLDER, POSTGRES, serveFor, type Backend } from "../helpers/stateBackends";
-import { emptySimulator, installedTesting, secondNodePass } from "../helpers/support";
+import { emptySimulator, installedTesting } from "../helpers/support";
 
 /** `n` connections of one stack, named after it so that stacks never share a name. */
 function connections(stack: string, n: number, version = 1): Declared[] {
@@ -46,7 +46,6 @@ function pipelinesUnderALimit(suite: Mocha.Suite, backend: Backend): void {
     const disposers: Array<() => void> = [];
 
     before(async function () {
-        if (secondNodePass()) this.skip();
         sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop" } });
     });
     const server = serveFor(backend);

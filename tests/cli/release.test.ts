@@ -23,7 +23,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
-import { emptySimulator, installedTesting, loopbackServers, root, secondNodePass } from "../helpers/support";
+import { emptySimulator, installedTesting, loopbackServers, root } from "../helpers/support";
 import { CHANGES_EXIT_CODE, ok, OTHER_STORY, PulumiStack, STORY } from "../helpers/pulumi";
 import { exampleConfig, go, python } from "../helpers/languagePrograms";
 
@@ -81,9 +81,6 @@ describe("a release, as users of each language get it", function () {
     const servers = loopbackServers();
     let releases: string;
 
-    before(function () {
-        if (secondNodePass()) this.skip();
-    });
     before(async () => {
         const made = release();
         dir = made.dir;

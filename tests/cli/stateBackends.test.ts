@@ -18,14 +18,13 @@ import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { chatbotCli, liveRunRefused, upKillMatrix } from "../helpers/killedRuns";
 import { declareStack, ok, STORY, type Declared } from "../helpers/pulumi";
 import { FOLDER, POSTGRES, S3, serveFor, type Backend, type BackendServer } from "../helpers/stateBackends";
-import { emptySimulator, installedTesting, secondNodePass } from "../helpers/support";
+import { emptySimulator, installedTesting } from "../helpers/support";
 
 describe("state kept where every CI runner reaches it: recover and discover", function () {
     this.timeout(900_000);
     let sim: ChatbotSimulator;
 
     before(async function () {
-        if (secondNodePass()) this.skip();
         sim = await installedTesting().ChatbotSimulator.start({
             stories: { [STORY]: "Shop", "6a1b2c3d4e5f6a7b8c9d0e1f": "Support" },
         });

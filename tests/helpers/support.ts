@@ -76,13 +76,3 @@ export function emptySimulator(sim: Testing.ChatbotSimulator): void {
     for (const w of sim.listLegacyWebhooks()) sim.deleteLegacyWebhook(w.id);
     sim.resetRequests();
 }
-
-/**
- * Whether this run is the suite's second pass on another Node.js version (`.ci/run` sets
- * CHATBOT_TESTS_SECOND_NODE=1 for it). Long cases whose outcome does not depend on the Node.js
- * that runs mocha (programs in other languages, the killed-run matrix) run once, in the first pass:
- * `before(function () { if (secondNodePass()) this.skip(); })`.
- */
-export function secondNodePass(): boolean {
-    return process.env.CHATBOT_TESTS_SECOND_NODE === "1";
-}

@@ -1,0 +1,82 @@
+// The suite's three selections, in mocha's parallel mode, by CHATBOT_TESTS:
+// - unset: the whole suite (`npm test`), every file of tests/unit and tests/cli;
+// - "unit": the quick tier (`npm run test:unit`), tests/unit: no pulumi CLI, no server process;
+// - "node": the files whose outcome depends on the Node.js running them (`npm run test:node`).
+//
+// Most of a CLI file's time is waiting: on a rate limit's Retry-After, a killed run, a server
+// starting, the engine's own pauses. Three workers on two cores keep both cores busy while one
+// file waits. Each file already owns everything it starts (its simulator on port 0, temporary
+// folders, PULUMI_HOME, backend), so files cannot reach each other's state.
+//
+// A worker takes the next file when it is free, so the longest files go first (their order below,
+// from the slowest-files list the reporter prints); files not named run after them.
+"use strict";
+const fs = require("fs");
+const os = require("os");
+const path = require("path");
+const base = require("../.mocharc.js");
+
+const root = path.resolve(__dirname, "..");
+
+/** Slowest first; a file missing here still runs, after these. */
+const LONGEST_FIRST = [
+    "cli/release.test.ts",
+    "cli/killedRun.test.ts",
+    "cli/killedProcesses.test.ts",
+    "cli/rateLimits.test.ts",
+    "cli/stateBackends.test.ts",
+    "cli/examples.test.ts",
+    "cli/echoedSecrets.test.ts",
+    "cli/nativeProvider.test.ts",
+    "cli/goProgram.test.ts",
+    "cli/pythonProgram.test.ts",
+    "cli/program.test.ts",
+    "cli/webhookConnection.test.ts",
+    "cli/discover.test.ts",
+    "cli/legacyWebhook.test.ts",
+];
+
+/**
+ * The files whose outcome depends on the Node.js that runs them, for the pass on other Node.js
+ * versions (`npm run test:node`, CI's Node 22 and 24): the whole quick tier (the provider, client,
+ * webhook kit and simulator run in mocha's own process), and whole programs whose provider runs on
+ * the `node` of PATH (the dynamic provider, serialized and rebuilt by that Node.js; the native
+ * plugin's launcher; the Automation API in-process).
+ */
+const NODE_DEPENDENT = ["unit", "cli/program.test.ts", "cli/nativeProvider.test.ts", "cli/automation.test.ts"];
+
+function testFiles(dir) {
+    return fs
+        .readdirSync(path.join(__dirname, dir))
+        .filter((f) => f.endsWith(".test.ts"))
+        .map((f) => `${dir}/${f}`)
+        .sort();
+}
+
+function ordered(files) {
+    const rank = (f) => (LONGEST_FIRST.includes(f) ? LONGEST_FIRST.indexOf(f) : LONGEST_FIRST.length);
+    return [...files].sort((a, b) => rank(a) - rank(b));
+}
+
+const all = [...testFiles("cli"), ...testFiles("unit")];
+const selections = {
+    "": all,
+    unit: testFiles("unit"),
+    node: all.filter((f) => NODE_DEPENDENT.some((d) => f === d || f.startsWith(`${d}/`))),
+};
+const chosen = selections[process.env.CHATBOT_TESTS ?? ""];
+if (!chosen) {
+    throw new Error(`CHATBOT_TESTS=${process.env.CHATBOT_TESTS}: expected unit, node, or unset for the whole suite`);
+}
+
+// Where the workers write each file's time (tests/helpers/fileTimes.js), for the reporter.
+process.env.CHATBOT_TEST_TIMES = path.join(os.tmpdir(), `chatbot-test-times-${process.pid}.jsonl`);
+
+module.exports = {
+    ...base,
+    require: [...base.require, path.join(__dirname, "helpers", "fileTimes.js")],
+    parallel: true,
+    // The quick tier is CPU-bound: one worker a core.
+    jobs: Number(process.env.CHATBOT_TEST_JOBS || (process.env.CHATBOT_TESTS === "unit" ? 2 : 3)),
+    spec: ordered(chosen).map((f) => path.relative(root, path.join(__dirname, f))),
+};
