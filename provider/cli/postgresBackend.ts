@@ -13,7 +13,7 @@ import type { StateBackend } from "./stateBackend";
 
 /** What is used here of node-postgres's Client. pg ships no types, and @types/pg is not a
  *  dependency: TypeScript adds every @types package of node_modules to a project, and its types
- *  do not compile with TypeScript 5.0 (seen in tests/unit/packaging.test.ts). */
+ *  do not compile with TypeScript 5.0 (seen in tests/cli/packaging.test.ts). */
 export interface PgClient {
     connect(): Promise<unknown>;
     query(sql: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
