@@ -3,5 +3,13 @@
  * ready pack is the package's `policy` folder: `pulumi preview --policy-pack
  * node_modules/pulumi-chatbot/policy`.
  */
-export { allowedHosts, callerVerified, chatbotPolicies, hostMatches, httpsOnly, legacyWebhook, uniqueTarget } from "./rules";
+export {
+    allowedHosts,
+    callerVerified,
+    chatbotPolicies,
+    hostMatches,
+    httpsOnly,
+    legacyWebhook,
+    uniqueTarget,
+} from "./rules";
 export { chatbotType, type ChatbotType, type PolicyResource } from "./resources";
