@@ -16,6 +16,7 @@ import {
     type ReportViolation,
     type ResourceValidationArgs,
     type ResourceValidationPolicy,
+    type PolicyResource,
     type StackValidationPolicy,
 } from "@pulumi/policy";
 import { chatbotType, type ChatbotType } from "./resources";
@@ -139,8 +140,10 @@ export const allowedHosts: ResourceValidationPolicy = resourceRule(
     ["WebhookConnection", "LegacyWebhook"],
     ({ label, props, settings }, report) => {
         const hosts = strings(settings.hosts);
+        // With no hosts the url is not read: an unknown one would be reported as unchecked.
+        if (hosts.length === 0) return;
         const url = urlParts(props.url);
-        if (hosts.length === 0 || !url || hosts.some((p) => hostMatches(url.host, p))) return;
+        if (!url || hosts.some((p) => hostMatches(url.host, p))) return;
         report(
             `${label}: url's host ${url.host} is not one of the allowed hosts (${hosts.join(", ")}). ` +
                 `Fix: move the backend to an allowed host, or add the host to allowed-hosts' hosts.`,
@@ -170,29 +173,30 @@ export const uniqueTarget: StackValidationPolicy = {
     description: "No two connections of a stack are for the same story and url.",
     enforcementLevel: "advisory",
     validateStack: (args, report) => {
-        const seen = new Map<string, string>();
+        const targets = new Map<string, PolicyResource[]>();
         for (const resource of args.resources) {
             if (chatbotType(resource) !== "WebhookConnection") continue;
-            let storyId: unknown, url: unknown;
+            let target: string;
             try {
-                ({ storyId, url } = resource.props);
+                target = `${String(resource.props.storyId)} ${String(resource.props.url)}`;
             } catch (e) {
                 // One connection's unknown url (at preview) leaves the others checked.
                 if (e instanceof UnknownValueError) continue;
                 throw e;
             }
-            const target = `${String(storyId)} ${String(url)}`;
-            const first = seen.get(target);
-            if (first === undefined) {
-                seen.set(target, resource.name);
-                continue;
+            targets.set(target, [...(targets.get(target) ?? []), resource]);
+        }
+        for (const group of targets.values()) {
+            // By name, so that the same one is reported whatever order the engine lists them in.
+            const [first, ...others] = group.sort((a, b) => a.name.localeCompare(b.name));
+            for (const other of others) {
+                report(
+                    `WebhookConnection "${other.name}" has the same storyId and url as "${first.name}" ` +
+                        `(story ${String(first.props.storyId)}, host ${urlParts(first.props.url)?.host ?? "?"}): ` +
+                        `ChatBot would call the backend twice for each message. Fix: keep one of the two connections.`,
+                    other.urn,
+                );
             }
-            report(
-                `WebhookConnection "${resource.name}" has the same storyId and url as "${first}" ` +
-                    `(story ${String(storyId)}, host ${urlParts(url)?.host ?? "?"}): ChatBot would call the ` +
-                    `backend twice for each message. Fix: keep one of the two connections.`,
-                resource.urn,
-            );
         }
     },
 };
