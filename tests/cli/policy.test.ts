@@ -237,7 +237,7 @@ describe("policy pack: pulumi preview --policy-pack (real CLI)", function () {
                 bad,
             ]);
             assert.notEqual(r.code, 0);
-            assert.match(r.stdout + r.stderr, /allowed-hosts.*hosts.*array/is);
+            assert.match(r.stdout + r.stderr, /allowed-hosts: hosts: Invalid type\. Expected: array, given: string/);
         });
 
         it("a compliant program previews with exit 0 and no violation", async () => {
