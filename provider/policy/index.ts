@@ -1,7 +1,7 @@
 /**
  * `pulumi-chatbot/policy`: the rules of the package's policy pack, for a team's own pack. The
- * ready pack is the package's `policy` folder: `pulumi preview --policy-pack
- * node_modules/pulumi-chatbot/policy`.
+ * ready pack is the package's `policy-pack` folder: `pulumi preview --policy-pack
+ * node_modules/pulumi-chatbot/policy-pack`.
  */
 export {
     allowedHosts,

@@ -1,4 +1,4 @@
-/** The policy pack the package ships (its `policy` folder loads this module). */
+/** The policy pack the package ships (its `policy-pack` folder loads this module). */
 import { PolicyPack } from "@pulumi/policy";
 import { chatbotPolicies } from "./rules";
 

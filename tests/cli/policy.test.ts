@@ -1,6 +1,6 @@
 /**
  * The policy pack through the real CLI, as a pipeline runs it: `pulumi preview --policy-pack
- * node_modules/pulumi-chatbot/policy`, a TypeScript program with both deliveries and a YAML one of
+ * node_modules/pulumi-chatbot/policy-pack`, a TypeScript program with both deliveries and a YAML one of
  * the native plugin. Each case is one CLI run; a stack serves several cases by changing its config.
  */
 import { strict as assert } from "node:assert";
@@ -12,7 +12,7 @@ import { PulumiStack, STORY, tempProject, type ConfigValue, type RunResult } fro
 import { installedTesting } from "../helpers/support";
 
 /** The shipped pack, where a pipeline finds it (relative to the project). */
-const PACK = "node_modules/pulumi-chatbot/policy";
+const PACK = "node_modules/pulumi-chatbot/policy-pack";
 /** A team's own pack of the exported rules, which the tests write into the project. */
 const TEAM_PACK = "team-pack";
 

@@ -177,6 +177,6 @@ describe("policy rules (pulumi-chatbot/policy)", () => {
 
     it("the shipped pack's package.json has the package's version (CrossGuard reports the pack by it)", () => {
         const read = (file: string) => JSON.parse(fs.readFileSync(path.join(root, file), "utf8")).version;
-        assert.equal(read("policy/package.json"), read("package.json"));
+        assert.equal(read("policy-pack/package.json"), read("package.json"));
     });
 });
