@@ -12,4 +12,4 @@ export {
     legacyWebhook,
     uniqueTarget,
 } from "./rules";
-export { chatbotType, type ChatbotType, type PolicyResource } from "./resources";
+export { chatbotType, type ChatbotType } from "./resources";

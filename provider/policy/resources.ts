@@ -9,12 +9,6 @@ import { resources } from "../resources/registry";
 /** The package's resource types a rule may look at. */
 export type ChatbotType = "WebhookConnection" | "LegacyWebhook";
 
-/** A resource as a policy is given it: its type token and its input properties. */
-export interface PolicyResource {
-    type: string;
-    props: Record<string, unknown>;
-}
-
 /**
  * The package's type of each token its resources have, from either delivery.
  *
@@ -24,7 +18,7 @@ export interface PolicyResource {
  * Dynamic: `pulumi-nodejs:dynamic/chatbot:<Type>`. Why this is sound, and why nothing else is:
  * - Every resource class of this package registers with module `chatbot` and its type
  *   (resources/registration.ts), which every @pulumi/pulumi the package accepts (its peer range)
- *   puts into the token. So each of our dynamic resources has exactly this token: none is missed.
+ *   puts into the token (since early 2023, pulumi/pulumi#11873). So each of our dynamic resources has exactly this token: none is missed.
  * - `pulumi-nodejs:` means the SDK's dynamic-provider plugin serves it, and the token is the key
  *   the engine itself knows the resource by (its URN). Another resource gets it only by
  *   registering a dynamic resource as `chatbot`/`WebhookConnection`, that is by claiming to be
@@ -44,6 +38,6 @@ const types = new Map(
 );
 
 /** The package's type of a resource, or undefined when it is not one of ours. */
-export function chatbotType(resource: PolicyResource): ChatbotType | undefined {
+export function chatbotType(resource: { type: string }): ChatbotType | undefined {
     return types.get(resource.type);
 }
