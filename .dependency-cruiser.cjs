@@ -7,6 +7,8 @@
  *   config.ts                 settings, and the one place a client is built from them
  *   resources/                specs, the dynamic provider, registration: all of the above
  *   cli/, native/             discover, and the native provider plugin: resources and below
+ *   policy/                   the policy pack's rules: the resources' type names (resources,
+ *                             native's tokens), never the client, the CLI or the simulator
  *   testing/                  the simulator stands for ChatBot: limits, schema, webhook, never
  *                             the provider's code (resources, config, cli)
  *   index.ts                  the public entry
@@ -57,6 +59,12 @@ module.exports = {
             "Resources never reach up to the CLI or the simulator.",
             "^provider/resources/",
             "^provider/(cli|native|testing)/",
+        ),
+        forbid(
+            "policy-reads-types",
+            "The policy pack judges what a program declares: it never calls ChatBot or the CLI.",
+            "^provider/policy/",
+            "^provider/(cli|client|testing|webhook)/",
         ),
         forbid(
             "simulator-is-chatbot",

@@ -30,6 +30,12 @@ function providerModule(mod: ResourceModule): pulumi.dynamic.ResourceProvider {
     };
 }
 
+/**
+ * The module every resource class gives `pulumi.dynamic.Resource`: the SDK makes the resource's
+ * type token `pulumi-nodejs:dynamic/chatbot:<Type>` from it (what a policy pack sees: ../policy).
+ */
+export const DYNAMIC_MODULE = "chatbot";
+
 /** The module a resource's class is declared in: its exports are the dynamic provider. */
 export interface ResourceModule {
     filename: string;
@@ -71,7 +77,7 @@ export function registration(
         props[ADOPT_KEY] = given[ADOPT_KEY] ?? importId;
     }
     const additionalSecretOutputs = [...(rest.additionalSecretOutputs ?? []), ...secretKeys];
-    return [providerModule(mod), name, props, { ...rest, additionalSecretOutputs }, "chatbot", spec.type];
+    return [providerModule(mod), name, props, { ...rest, additionalSecretOutputs }, DYNAMIC_MODULE, spec.type];
 }
 
 /** The base of every resource's class: what each class registers comes from its spec. */

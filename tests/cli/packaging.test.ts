@@ -139,6 +139,7 @@ describe("the installed package type-checks in a user's project", function () {
             for (const f of [
                 "provider",
                 "plugin",
+                "policy-pack",
                 "package.json",
                 "tsconfig.json",
                 "tsconfig.build.json",
@@ -156,6 +157,9 @@ describe("the installed package type-checks in a user's project", function () {
             const [{ files }] = JSON.parse(out) as Array<{ files: Array<{ path: string }> }>;
             const packed = new Set(files.map((f) => f.path));
             assert.ok(packed.has("plugin/pulumi-resource-chatbot"), "the native provider plugin is packed");
+            for (const file of ["PulumiPolicy.yaml", "package.json", "index.js"]) {
+                assert.ok(packed.has(`policy-pack/${file}`), `the policy pack's ${file} is packed`);
+            }
             for (const entry of [
                 "index",
                 "webhook/index",
@@ -163,6 +167,8 @@ describe("the installed package type-checks in a user's project", function () {
                 "testing/index",
                 "native/index",
                 "native/server",
+                "policy/index",
+                "policy/pack",
             ]) {
                 assert.ok(packed.has(`dist/${entry}.js`), `dist/${entry}.js is packed`);
                 assert.ok(packed.has(`dist/${entry}.d.ts`), `dist/${entry}.d.ts is packed`);

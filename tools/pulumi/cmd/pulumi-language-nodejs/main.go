@@ -8,7 +8,8 @@
 // (sdk/nodejs/cmd/pulumi-language-nodejs/main.go, Run and constructArguments). What it leaves out:
 // plugin discovery from node_modules (GetRequiredPackages answers UNIMPLEMENTED, which the CLI
 // takes as "none": the only plugin these programs use is the bundled pulumi-nodejs), dependency
-// installation, SDK generation, synchronous invokes and debugging. What it adds, as this module's
+// installation, SDK generation, synchronous invokes, debugging, and RunPlugin for any plugin but
+// a policy pack (`pulumi preview --policy-pack <dir>`, which it runs as the real host does). What it adds, as this module's
 // Python and Go hosts do (internal/langhost): when the engine is gone (its CLI killed), it kills
 // the program it runs and exits within a second, not at the next of the 5-minute health checks
 // plugins use.
@@ -18,14 +19,21 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 
 	"github.com/pulumi-chatbot/tools/pulumi/internal/langhost"
+	sdk "github.com/pulumi/pulumi/sdk/v3"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/config"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 func main() {
@@ -58,12 +66,12 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 		return &pulumirpc.RunResponse{Error: "could not find node on the PATH: " + err.Error()}, nil
 	}
 	info := req.GetInfo()
-	runner, err := resolveRunner(ctx, node, info.GetProgramDirectory())
+	runner, err := resolveModule(ctx, node, info.GetProgramDirectory(), "@pulumi/pulumi/cmd/run")
 	if err != nil {
 		return &pulumirpc.RunResponse{Error: err.Error()}, nil
 	}
-	options := info.GetOptions().AsMap()
-	env := os.Environ()
+	optionEnv, args := nodeOptions(info.GetOptions().AsMap())
+	env := append(os.Environ(), optionEnv...)
 	cfg, err := programConfig(req.GetConfig())
 	if err != nil {
 		return &pulumirpc.RunResponse{Error: err.Error()}, nil
@@ -73,17 +81,6 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 		return nil, err
 	}
 	env = append(env, "PULUMI_CONFIG="+cfg, "PULUMI_CONFIG_SECRET_KEYS="+string(secretKeys))
-	// `runtime.options.typescript` defaults to true, as in the real host.
-	if ts, ok := options["typescript"].(bool); !ok || ts {
-		env = append(env, "PULUMI_NODEJS_TYPESCRIPT=true")
-	}
-	if tsconfig, ok := options["tsconfig"].(string); ok && tsconfig != "" {
-		env = append(env, "PULUMI_NODEJS_TSCONFIG_PATH="+tsconfig)
-	}
-	var args []string
-	if nodeargs, ok := options["nodeargs"].(string); ok && nodeargs != "" {
-		args = append(args, strings.Fields(nodeargs)...)
-	}
 	args = append(args, runner)
 	flag := func(name, value string) {
 		if value != "" {
@@ -112,11 +109,99 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	return h.Programs.Run(cmd), nil
 }
 
-// resolveRunner finds the SDK's program runner in the program's own node_modules.
-func resolveRunner(ctx context.Context, node, programDir string) (string, error) {
-	script := `try { console.log(require.resolve("@pulumi/pulumi/cmd/run")) } catch (e) { ` +
+// RunPlugin runs a policy pack as the real host does (its RunPlugin, analyzer kind): the SDK's
+// `@pulumi/pulumi/cmd/run-policy-pack` from the pack's own node_modules, in the pack's folder, with
+// the folder as its last argument; in front of it the SDK's policy proxy (sdk.PolicyProxy), which
+// takes the engine's Handshake and ConfigureStack, starts the pack with the stack's settings in its
+// environment (PULUMI_NODEJS_*, PULUMI_CONFIG) and forwards every other call to it.
+func (h *host) RunPlugin(
+	req *pulumirpc.RunPluginRequest, server grpc.ServerStreamingServer[pulumirpc.RunPluginResponse],
+) error {
+	if req.GetKind() != string(apitype.AnalyzerPlugin) {
+		return status.Errorf(codes.Unimplemented, "this host runs policy packs only, not %s plugins", req.GetKind())
+	}
+	ctx := server.Context()
+	closer, stdout, stderr, err := rpcutil.MakeRunPluginStreams(server, false)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return fmt.Errorf("could not find node on the PATH: %w", err)
+	}
+	dir := req.GetInfo().GetProgramDirectory()
+	runner, err := resolveModule(ctx, node, dir, "@pulumi/pulumi/cmd/run-policy-pack")
+	if err != nil {
+		return err
+	}
+	env, args := nodeOptions(req.GetInfo().GetOptions().AsMap())
+	env = append(req.GetEnv(), env...)
+	args = append(append(append(args, runner), req.GetArgs()...), dir)
+
+	proxy, stdout, err := sdk.NewPolicyProxy(ctx, stdout)
+	if err != nil {
+		return fmt.Errorf("could not start the policy pack proxy: %w", err)
+	}
+	stack, err := proxy.AwaitConfiguration(ctx)
+	if err != nil {
+		return fmt.Errorf("could not get the stack's configuration: %w", err)
+	}
+	if stack != nil {
+		setting := func(name, value string) {
+			if value != "" {
+				env = append(env, name+"="+value)
+			}
+		}
+		setting("PULUMI_NODEJS_ORGANIZATION", stack.GetOrganization())
+		setting("PULUMI_NODEJS_PROJECT", stack.GetProject())
+		setting("PULUMI_NODEJS_STACK", stack.GetStack())
+		setting("PULUMI_NODEJS_DRY_RUN", strconv.FormatBool(stack.GetDryRun()))
+		if cfg := stack.GetConfig(); cfg != nil {
+			text, err := json.Marshal(cfg)
+			if err != nil {
+				return err
+			}
+			setting("PULUMI_CONFIG", string(text))
+		}
+	}
+
+	cmd := exec.CommandContext(ctx, node, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	ended, err := h.Programs.Start(cmd)
+	if err != nil {
+		proxy.Abort(err)
+		return err
+	}
+	defer ended()
+	if err := proxy.Attach(ctx, cmd); err != nil {
+		return fmt.Errorf("policy pack: %w", err)
+	}
+	return closer.Close()
+}
+
+// nodeOptions is what a project's `runtime.options` add to node's environment and command line.
+func nodeOptions(options map[string]any) (env, args []string) {
+	// `typescript` defaults to true, as in the real host.
+	if ts, ok := options["typescript"].(bool); !ok || ts {
+		env = append(env, "PULUMI_NODEJS_TYPESCRIPT=true")
+	}
+	if tsconfig, ok := options["tsconfig"].(string); ok && tsconfig != "" {
+		env = append(env, "PULUMI_NODEJS_TSCONFIG_PATH="+tsconfig)
+	}
+	if nodeargs, ok := options["nodeargs"].(string); ok && nodeargs != "" {
+		args = strings.Fields(nodeargs)
+	}
+	return env, args
+}
+
+// resolveModule finds one of the SDK's runners (module) in the program's own node_modules.
+func resolveModule(ctx context.Context, node, programDir, module string) (string, error) {
+	script := `try { console.log(require.resolve(process.argv[1])) } catch (e) { ` +
 		`console.error("The Pulumi SDK (@pulumi/pulumi) is not installed for this program: run npm install"); process.exit(1) }`
-	cmd := exec.CommandContext(ctx, node, "-e", script)
+	cmd := exec.CommandContext(ctx, node, "-e", script, module)
 	cmd.Dir = programDir
 	out, err := cmd.Output()
 	var exit *exec.ExitError

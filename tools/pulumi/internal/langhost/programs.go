@@ -105,27 +105,34 @@ func (p *Programs) Run(cmd *exec.Cmd) *pulumirpc.RunResponse {
 // CLI is gone) and when the host stops. For a program, and for what a host runs to make one (Go's
 // build). cmd is made with exec.CommandContext.
 func (p *Programs) Exec(cmd *exec.Cmd) error {
+	ended, err := p.Start(cmd)
+	if err != nil {
+		return err
+	}
+	defer ended()
+	return cmd.Wait()
+}
+
+// Start starts cmd as Exec does, for a caller that waits for it in its own way (a policy pack is
+// waited for by the SDK's policy proxy) and calls ended once it has.
+func (p *Programs) Start(cmd *exec.Cmd) (ended func(), err error) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.stopping {
-		p.mu.Unlock()
-		return errors.New("the language host is stopping")
+		return nil, errors.New("the language host is stopping")
 	}
 	cmdutil.RegisterProcessGroup(cmd)
 	cmd.Cancel = func() error { return kill(cmd.Process) }
 	cmd.WaitDelay = waitDelay
-	err := cmd.Start()
-	if err == nil {
-		p.running[cmd] = struct{}{}
+	if err := cmd.Start(); err != nil {
+		return nil, err
 	}
-	p.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	err = cmd.Wait()
-	p.mu.Lock()
-	delete(p.running, cmd)
-	p.mu.Unlock()
-	return err
+	p.running[cmd] = struct{}{}
+	return func() {
+		p.mu.Lock()
+		delete(p.running, cmd)
+		p.mu.Unlock()
+	}, nil
 }
 
 // Temporary has the host remove the file at path when it stops; the function returned removes it
