@@ -10,7 +10,7 @@
  * `refresh --import-pending-creates` only drops them (pkg/cmd/pulumi/operations/refresh.go).
  *
  * What it does, in this order, and writes nothing until every read has succeeded:
- * 1. The lock, read from the state backend (a folder, PostgreSQL or S3: stateBackend.ts): a lock
+ * 1. The lock, read from the state backend (a folder, PostgreSQL or S3: state/): a lock
  *    whose process is gone (on this machine) is removed with `pulumi cancel`, as Pulumi's own
  *    message says; a lock whose run may still be going (alive here, or from another machine
  *    without --cancel-lock) stops it.
