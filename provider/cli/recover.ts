@@ -189,7 +189,8 @@ export async function recover(argv: string[], io: RecoverIo): Promise<number> {
         }
         printPlan(plan, others, io);
         if (options.dryRun) {
-            io.stdout("--dry-run: nothing was changed.\n");
+            // A cut-short metadata file (above) had to go for the state to be read at all.
+            io.stdout(`--dry-run: nothing ${written.lines.length > 0 ? "else " : ""}was changed.\n`);
             return RECOVER_EXIT.ok;
         }
         await removeTheLock(target, state, options, io, written);
