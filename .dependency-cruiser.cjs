@@ -1,12 +1,15 @@
 /**
  * The package's import rules, checked by `npm run lint` (dependency-cruiser). Data flows one way:
  *
- *   limits.ts, client/        leaves: import nothing of the package (client/ only itself)
+ *   limits.ts, client/        leaves: import nothing of the package (client/ only itself: the
+ *                             client, its pacer, retry policy, cancel switch and scrubber)
  *   schema/                   field builders and check failures: limits, client's types
  *   webhook/                  the backend kit: limits, schema, client's redaction
  *   config.ts                 settings, and the one place a client is built from them
- *   resources/                specs, the dynamic provider, registration: all of the above
- *   cli/, native/             discover, and the native provider plugin: resources and below
+ *   resources/                specs, the dynamic provider, registration, writes, lookups, the
+ *                             secret wrapper: all of the above
+ *   cli/, native/             discover, recover (with its state backends, cli/state/), the pulumi
+ *                             runs; the native provider plugin: resources and below
  *   policy/                   the policy pack's rules: the resources' type names (resources,
  *                             native's tokens), never the client, the CLI or the simulator
  *   testing/                  the simulator stands for ChatBot: limits, schema, webhook, never

@@ -33,9 +33,26 @@ const toolsDir = path.join(root, "tools", "pulumi");
 /** Pulumi YAML's language host, for programs in a second language: its own module, since it pins
  *  its own pulumi packages. */
 const yamlDir = path.join(root, "tools", "pulumi-yaml");
+/** The Go that the modules built here need: the highest `go` line of their go.mod files, read
+ *  rather than written here, so the hint cannot lag a bump. */
+function goVersionNeeded() {
+    const versions = [toolsDir, yamlDir].map(
+        (dir) => /^go (\d+(?:\.\d+)*)\s*$/m.exec(fs.readFileSync(path.join(dir, "go.mod"), "utf8"))?.[1] ?? "0",
+    );
+    const parts = (v) => v.split(".").map(Number);
+    const newer = (a, b) => {
+        const [x, y] = [parts(a), parts(b)];
+        for (let i = 0; i < Math.max(x.length, y.length); i++) {
+            if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) > (y[i] ?? 0);
+        }
+        return false;
+    };
+    return versions.reduce((a, b) => (newer(b, a) ? b : a));
+}
+
 const INSTALL_HINT =
     "Install Pulumi (https://www.pulumi.com/docs/iac/download-install/) so that `pulumi` is on PATH, " +
-    "or install Go 1.24 or later (https://go.dev/dl/) so that this repository can build the pinned CLI.";
+    `or install Go ${goVersionNeeded()} or later (https://go.dev/dl/) so that this repository can build the pinned CLI.`;
 
 const DYNAMIC_PROVIDER_SCRIPT = `#!/bin/sh
 # The dynamic-provider plugin, as Pulumi's release archives ship it: runs the dynamic provider of
@@ -171,7 +188,7 @@ function pulumiPath() {
     return buildPinned();
 }
 
-module.exports = { pulumiPath, pinnedVersion };
+module.exports = { pulumiPath, pinnedVersion, goVersionNeeded };
 
 if (require.main === module) {
     try {

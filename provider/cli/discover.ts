@@ -16,7 +16,8 @@ import { envVars, resolveSettings, SettingsError } from "../config";
 import { listAll, readOne } from "../resources/lookup";
 import { resources } from "../resources/registry";
 import { generateProgram, importFile, secretCommands, type Found, type Language } from "./generate";
-import { idsOfStacks, withoutCredentials, type PulumiRun } from "./pulumiCli";
+import { secretsOfUrl } from "../client/redact";
+import { checkedRun, idsOfStacks, PulumiFailed, type PulumiRun } from "./pulumiCli";
 import { managedResources, StackExportError } from "./stackExport";
 
 export interface Io {
@@ -125,19 +126,11 @@ export async function discover(argv: string[], io: Io): Promise<number> {
     }
 
     if (values["all-stacks"]) {
-        const read = async (args: string[], what: string, env?: Record<string, string>) => {
-            const r = await io.pulumi([...args, "--non-interactive", "--color", "never"], { env });
-            if (r.code !== 0) {
-                throw new StackExportError(
-                    `\`pulumi ${what}\` failed (exit ${r.code}): ${withoutCredentials(r.stderr || r.stdout).trim()}`,
-                );
-            }
-            return r.stdout;
-        };
+        const read = checkedRun(io.pulumi, secretsOfUrl(io.env.PULUMI_BACKEND_URL ?? ""));
         try {
             for (const id of await idsOfStacks(read, io.env)) managed.add(id);
         } catch (e) {
-            if (e instanceof StackExportError) return fail(e.message);
+            if (e instanceof StackExportError || e instanceof PulumiFailed) return fail(e.message);
             throw e;
         }
     }

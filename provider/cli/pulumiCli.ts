@@ -3,6 +3,7 @@
  * stack of a backend: the CLI lists the stacks and exports each, on every kind of backend.
  */
 import { spawn } from "child_process";
+import { scrub } from "../client/redact";
 import { managedResources } from "./stackExport";
 
 export interface PulumiResult {
@@ -18,10 +19,31 @@ export type PulumiRun = (
     opts?: { stdin?: string; env?: Record<string, string> },
 ) => Promise<PulumiResult>;
 
-/** `text` with the password of every URL in it shown as `***`: pulumi's errors quote a backend URL
- *  as given (`unable to open postgres database "postgres://user:password@..."`). */
-export function withoutCredentials(text: string): string {
-    return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:"'`]*):[^\s/?#@"'`]*@/gi, "$1:***@");
+/** A `pulumi` run that failed: its message quotes the command's output, scrubbed. */
+export class PulumiFailed extends Error {}
+
+/** Runs `pulumi <args>` with no prompt and no colour, and returns its standard output; `what`
+ *  names the command in the failure. */
+export type CheckedRun = (
+    args: string[],
+    what: string,
+    stdin?: string,
+    env?: Record<string, string>,
+) => Promise<string>;
+
+/** `pulumi` as `recover` and `discover` run it: an exit code other than 0 throws PulumiFailed with
+ *  the output, scrubbed (pulumi's errors quote a backend URL as given: `unable to open postgres
+ *  database "postgres://user:password@..."`), and `secrets` (read at the time of the failure). */
+export function checkedRun(pulumi: PulumiRun, secrets: readonly string[]): CheckedRun {
+    return async (args, what, stdin, env) => {
+        const r = await pulumi([...args, "--non-interactive", "--color", "never"], { stdin, env });
+        if (r.code !== 0) {
+            throw new PulumiFailed(
+                `\`pulumi ${what}\` failed (exit ${r.code}):\n${scrub(`${r.stderr}${r.stdout}`, secrets).trim()}`,
+            );
+        }
+        return r.stdout;
+    };
 }
 
 /** `pulumi` from PATH, in the current folder. */
@@ -53,12 +75,14 @@ export function pulumiOnPath(): PulumiRun {
  * ListPaged: on 2 cores, 4 stacks were enough). Elsewhere it only makes the listing slower.
  */
 export async function idsOfStacks(
-    read: (args: string[], what: string, env?: Record<string, string>) => Promise<string>,
+    read: CheckedRun,
     env: NodeJS.ProcessEnv,
     skip: (name: string) => boolean = () => false,
 ): Promise<Set<string>> {
     const bound = { PULUMI_DIY_BACKEND_PARALLEL: env.PULUMI_DIY_BACKEND_PARALLEL || "1" };
-    const stacks = JSON.parse(await read(["stack", "ls", "--all", "--json"], "stack ls", bound)) as { name: string }[];
+    const stacks = JSON.parse(await read(["stack", "ls", "--all", "--json"], "stack ls", undefined, bound)) as {
+        name: string;
+    }[];
     const ids = new Set<string>();
     for (const { name } of stacks) {
         if (skip(name)) continue;

@@ -10,7 +10,7 @@
  * `refresh --import-pending-creates` only drops them (pkg/cmd/pulumi/operations/refresh.go).
  *
  * What it does, in this order, and writes nothing until every read has succeeded:
- * 1. The lock, read from the state backend (a folder, PostgreSQL or S3: stateBackend.ts): a lock
+ * 1. The lock, read from the state backend (a folder, PostgreSQL or S3: state/): a lock
  *    whose process is gone (on this machine) is removed with `pulumi cancel`, as Pulumi's own
  *    message says; a lock whose run may still be going (alive here, or from another machine
  *    without --cancel-lock) stops it.
@@ -33,18 +33,19 @@ import * as os from "os";
 import * as path from "path";
 import { parseArgs } from "util";
 import { ChatbotClient } from "../client/client";
-import { redact } from "../client/redact";
+import { scrub, secretsOfUrl } from "../client/redact";
 import { resolveSettings, SettingsError } from "../config";
 import { listAll, readOne } from "../resources/lookup";
 import { differingKeys, inputKeys, isPlain, keysWhere, type AnySpec, type Plain } from "../resources/spec";
-import { SECRET_SIG, SECRET_SIG_KEY } from "../resources/dynamicProvider";
-import { idsOfStacks, pulumiOnPath, withoutCredentials, type PulumiRun } from "./pulumiCli";
+import { asStateSecret, revealed, secretStringsIn } from "../resources/secretWrapper";
+import { checkedRun, idsOfStacks, PulumiFailed, pulumiOnPath, type CheckedRun, type PulumiRun } from "./pulumiCli";
 import { managedResources, specOfType } from "./stackExport";
-import { openStateBackend } from "./openStateBackend";
-import { readLocks, urlSecret, type Lock, type StateBackend } from "./stateBackend";
+import { readLocks, type Lock, type StateBackend } from "./state";
+import { openStateBackend } from "./state/open";
 
 /** Exit codes: 0 done (or nothing to do); 1 a run may still hold the stack; 2 failed; 3 a
- *  pending create has several candidates and one must be chosen. Nothing is written on 1, 2, 3. */
+ *  pending create has several candidates and one must be chosen. Nothing is written on 1 and 3;
+ *  on 2, what was written before the failure is printed (see Written). */
 export const RECOVER_EXIT = { ok: 0, locked: 1, failed: 2, choose: 3 } as const;
 
 export const RECOVER_USAGE = `Usage: pulumi-chatbot recover [options]
@@ -64,8 +65,11 @@ Options:
   -h, --help          show this help
 
 The ChatBot token is the stack's (chatbot:token, or the explicit provider's), else CHATBOT_TOKEN.
-Exit codes: 0 done or nothing to do, 1 the stack is locked by a run that may still be going,
-2 failed, 3 a choice is needed (the candidates are listed). Nothing is written unless 0.
+Exit codes: 0 done or nothing to do; 1 the stack is locked by a run that may still be going
+(nothing written); 2 failed: it prints what it wrote before failing (nothing; the dead run's lock
+removed; or the state imported, with what was adopted and cleared) and the next step, and running
+it again once the cause is fixed finishes the job; 3 a choice is needed (the candidates are
+listed; nothing written).
 `;
 
 export interface RecoverIo {
@@ -88,9 +92,6 @@ interface Deployment extends Plain {
     pending_operations?: PendingOperation[];
 }
 
-/** Runs of the CLI this command makes: no prompt, no colour. */
-const QUIET = ["--non-interactive", "--color", "never"];
-
 class RecoverError extends Error {
     constructor(
         message: string,
@@ -100,183 +101,315 @@ class RecoverError extends Error {
     }
 }
 
+interface Options {
+    stack?: string;
+    cancelLock: boolean;
+    /** URN to the id --adopt chose. */
+    chosen: Map<string, string>;
+    discarded: Set<string>;
+    dryRun: boolean;
+    help: boolean;
+}
+
+/** The stack being recovered, and how to reach it. */
+interface Target {
+    project: string;
+    stack: string;
+    onStack: string[];
+    run: CheckedRun;
+    /** Undefined: the backend's locks cannot be read (Pulumi Cloud, Azure, Google Cloud Storage). */
+    backend: StateBackend | undefined;
+}
+
+/** What the stack's state holds, read before anything is written. */
+interface StackState {
+    exported: { deployment?: Deployment };
+    deployment: Deployment;
+    pending: PendingOperation[];
+    /** Undefined: the backend's locks cannot be read. */
+    locks: Lock[] | undefined;
+    fromConfig(key: string): string | undefined;
+}
+
+/** What this run has written so far, in order: printed after a failure, so that no one redoes
+ *  it by hand, with the step that finishes the job. */
+class Written {
+    readonly lines: string[] = [];
+    /** `stack import` succeeded: no pending operation is left, only the refresh is owed. */
+    imported = false;
+
+    add(line: string): void {
+        this.lines.push(line);
+    }
+
+    afterFailure(stack: string): string {
+        if (this.lines.length === 0) return "Nothing was changed.\n";
+        const done = `Written before the failure:\n${this.lines.map((l) => `  ${l}\n`).join("")}`;
+        if (this.imported) {
+            return (
+                `${done}The refresh did not finish: resources an interrupted update or delete touched may still ` +
+                `show what they held before. Next, once the cause is fixed: \`pulumi refresh --stack ${stack} --yes\`, ` +
+                `then \`pulumi up\` (\`pulumi-chatbot recover\` finds nothing left to repair, and exits 0).\n`
+            );
+        }
+        return (
+            `${done}The state is not repaired yet: its pending operations are as they were. Next, once the cause ` +
+            `is fixed: \`pulumi-chatbot recover --stack ${stack}\` again (the removed lock is not needed again).\n`
+        );
+    }
+}
+
 export async function recover(argv: string[], io: RecoverIo): Promise<number> {
     /** Secret values the state and config hold: kept out of what other commands print (this
      *  command's own lines hold ids and URNs, never values, and are printed as they are). */
-    const secrets: string[] = [urlSecret(io.env.PULUMI_BACKEND_URL ?? "")].filter((s): s is string => s !== undefined);
-    const say = (text: string) => io.stdout(text);
-    let backend: StateBackend | undefined;
+    const secrets: string[] = secretsOfUrl(io.env.PULUMI_BACKEND_URL ?? "");
+    const written = new Written();
+    let target: Target | undefined;
     try {
-        const { values } = parseArgs({
-            args: argv,
-            options: {
-                stack: { type: "string" },
-                "cancel-lock": { type: "boolean" },
-                adopt: { type: "string", multiple: true },
-                discard: { type: "string", multiple: true },
-                "dry-run": { type: "boolean" },
-                help: { type: "boolean", short: "h" },
-            },
-            strict: true,
-        });
-        if (values.help) {
+        const options = parseOptions(argv);
+        if (options.help) {
             io.stdout(RECOVER_USAGE);
             return RECOVER_EXIT.ok;
         }
-        const chosen = new Map<string, string>();
-        for (const pair of values.adopt ?? []) {
-            const at = pair.lastIndexOf("=");
-            if (at <= 0 || at === pair.length - 1) throw new RecoverError(`--adopt takes URN=ID, not ${pair}.`);
-            chosen.set(pair.slice(0, at), pair.slice(at + 1));
-        }
-        const discarded = new Set(values.discard ?? []);
-        const run = async (args: string[], what: string, stdin?: string, env?: Record<string, string>) => {
-            const r = await io.pulumi([...args, ...QUIET], { stdin, env });
-            if (r.code !== 0) {
-                throw new RecoverError(
-                    `\`pulumi ${what}\` failed (exit ${r.code}):\n${redact(withoutCredentials(`${r.stderr}${r.stdout}`), secrets).trim()}`,
-                );
-            }
-            return r.stdout;
-        };
-        const projectFile = readProjectFile(io.cwd);
-        const project = /^name:\s*["']?([^"'\s#]+)/m.exec(projectFile.text)?.[1] ?? "";
-        // Nothing may load the stack's checkpoint before the metadata repair below: a kill can
-        // leave it unloadable ("failed to load checkpoint: EOF"). `whoami` does not load it.
-        const { url: backendUrl = "" } = JSON.parse(await run(["whoami", "--json"], "whoami")) as { url?: string };
-        secrets.push(...[urlSecret(backendUrl)].filter((s): s is string => s !== undefined));
-        const stack = values.stack ?? selectedStack(io, { project, file: projectFile.file }, backendUrl);
-        const onStack = ["--stack", stack];
-
-        // 1. The lock, read first: a run that is still going must not be raced. Undefined: the
-        // backend's locks cannot be read (Pulumi Cloud, Azure, Google Cloud Storage).
-        backend = openStateBackend(backendUrl, io.cwd, io.env);
-        const locks = backend && (await readLocksOf(backend, project, stack));
-        const live = locks?.find((l) => l.here && !l.gone);
-        if (live) {
-            throw new RecoverError(
-                `The stack ${stack} is locked by a pulumi run of ${live.owner} (pid ${live.pid}), started at ${live.startedAt}, ` +
-                    "which is still running on this machine: wait for it to end, then run this again " +
-                    "(--cancel-lock does not remove the lock of a live process).",
-                RECOVER_EXIT.locked,
+        target = await openTarget(io, options, secrets);
+        const locks = await readTheLock(target, options);
+        await repairMetadata(target, io, written);
+        const state = await readState(target, locks, secrets);
+        if (state.pending.length === 0 && !locks?.length) {
+            io.stdout(
+                `pulumi-chatbot recover: stack ${target.stack} has no pending operation and no lock: nothing to do.\n`,
             );
-        }
-        const elsewhere = locks?.find((l) => !l.here);
-        if (elsewhere && !values["cancel-lock"]) {
-            throw new RecoverError(
-                `The stack ${stack} is locked by a pulumi run of ${elsewhere.owner} (pid ${elsewhere.pid}), started at ${elsewhere.startedAt}, ` +
-                    "on another machine, which may still be going: nothing here can tell. Once you know it is gone (its CI job was cancelled or lost), " +
-                    "run this again with --cancel-lock. Never while that run is going.",
-                RECOVER_EXIT.locked,
-            );
-        }
-
-        // The one write before reading: without it the state cannot be read at all.
-        for (const file of backend ? await backend.repairMetadata(project, stack) : []) {
-            say(
-                `removed ${file}: a metadata file of the state that the kill left cut short (the state itself is whole)\n`,
-            );
-        }
-
-        // 2. What the state holds, secrets in plaintext: kept in memory, never printed.
-        const exported = JSON.parse(await run(["stack", "export", "--show-secrets", ...onStack], "stack export")) as {
-            deployment?: Deployment;
-        };
-        const deployment: Deployment = exported.deployment ?? {};
-        secrets.push(...secretsIn(deployment));
-        const pending = deployment.pending_operations ?? [];
-        if (pending.length === 0 && !locks?.length) {
-            say(`pulumi-chatbot recover: stack ${stack} has no pending operation and no lock: nothing to do.\n`);
             return RECOVER_EXIT.ok;
         }
-        const config = JSON.parse(await run(["config", "--json", "--show-secrets", ...onStack], "config")) as Record<
-            string,
-            { value?: unknown }
-        >;
-        const fromConfig = (key: string) => {
-            const v = config[key]?.value;
-            return typeof v === "string" ? v : undefined;
-        };
-        secrets.push(...[fromConfig("chatbot:token")].filter((s): s is string => s !== undefined));
-
-        const creates = pending.filter((op) => op.type === "creating" && specOf(op.resource) !== undefined);
-        for (const urn of [...chosen.keys(), ...discarded]) {
-            if (!creates.some((op) => op.resource.urn === urn)) {
-                throw new RecoverError(`${urn} is not a pending create of this package's resources in stack ${stack}.`);
-            }
-        }
-        const plan: Plan = { adopt: [], clear: [], choose: [] };
-        if (creates.length > 0) {
-            const since = await runStartedAt(run, onStack, locks ?? []);
-            const owned = await ownedIds(run, io.env, project, stack, deployment);
-            await planCreates({ creates, deployment, since, owned, chosen, discarded, fromConfig, env: io.env }, plan);
-        }
-        const others = pending.filter((op) => !creates.includes(op));
-
+        const { plan, others } = await planTheCreates(target, state, options, io.env);
         if (plan.choose.length > 0) {
-            for (const c of plan.choose) {
-                say(
-                    `${c.urn}: ${c.candidates.length} connections could be what this interrupted create made:\n` +
-                        c.candidates.map((id) => `  ${id}\n`).join("") +
-                        `Choose with --adopt ${c.urn}=<id> (and delete the others in the ChatBot dashboard if they are not yours), ` +
-                        `or --discard ${c.urn} to adopt none (the next up makes a new one).\n`,
-                );
-            }
-            say("Nothing was changed.\n");
+            printChoices(plan, io);
+            io.stdout(written.afterFailure(target.stack));
             return RECOVER_EXIT.choose;
         }
-
-        for (const a of plan.adopt) say(`adopt ${a.op.resource.urn} = ${a.id}${a.why ? ` (${a.why})` : ""}\n`);
-        for (const op of plan.clear) say(`clear ${op.resource.urn}: its create made nothing in ChatBot\n`);
-        for (const op of others) {
-            const note = specOf(op.resource)
-                ? "refresh reads what it did"
-                : "not a ChatBot resource: `pulumi stack import` drops it, and Pulumi keeps no record of what it made; check it by hand";
-            say(`${op.type} ${op.resource.urn}: ${note}\n`);
-        }
-        if (values["dry-run"]) {
-            say("--dry-run: nothing was changed.\n");
+        printPlan(plan, others, io);
+        if (options.dryRun) {
+            // A cut-short metadata file (above) had to go for the state to be read at all.
+            io.stdout(`--dry-run: nothing ${written.lines.length > 0 ? "else " : ""}was changed.\n`);
             return RECOVER_EXIT.ok;
         }
-
-        // 3. Write: the lock first (only a dead run's, or one the caller vouched for), then the state.
-        if (locks?.length) {
-            await run(["cancel", "--yes", ...onStack], "cancel");
-            for (const l of locks)
-                say(`removed the lock of the run of ${l.owner} (pid ${l.pid}) started at ${l.startedAt}\n`);
-        } else if (locks === undefined && values["cancel-lock"] && pending.length > 0) {
-            // Pulumi Cloud, Azure, GCS: the lock cannot be read, and the caller vouched no run is going.
-            await run(["cancel", "--yes", ...onStack], "cancel");
-            say(
-                "ran `pulumi cancel`: the backend's lock cannot be read here, and --cancel-lock says no run is going\n",
-            );
+        await removeTheLock(target, state, options, io, written);
+        if (state.pending.length > 0) {
+            await importTheState(target, state, plan, options, written);
+            await refresh(target);
         }
-        if (pending.length > 0) {
-            const repaired = { ...exported, deployment: withAdopted(deployment, plan) };
-            await run(["stack", "import", ...onStack], "stack import", JSON.stringify(repaired)).catch((e: unknown) => {
-                if (!(e instanceof RecoverError) || locks !== undefined || values["cancel-lock"]) throw e;
-                throw new RecoverError(
-                    `${e.message}\nThis backend's lock cannot be read here, so a run that still holds the stack cannot be told ` +
-                        "from one that is gone. Once you know the interrupted run is gone, run this again with --cancel-lock.",
-                );
-            });
-            // 4. Refresh: the state then equals the API.
-            await run(["refresh", "--yes", "--skip-preview", ...onStack], "refresh");
-        }
-        say(
-            `pulumi-chatbot recover: stack ${stack} recovered (${plan.adopt.length} adopted, ${plan.clear.length} cleared, ` +
+        io.stdout(
+            `pulumi-chatbot recover: stack ${target.stack} recovered (${plan.adopt.length} adopted, ${plan.clear.length} cleared, ` +
                 `${others.length} other pending operations left to refresh). Run \`pulumi up\` now.\n`,
         );
         return RECOVER_EXIT.ok;
     } catch (e) {
         const code = e instanceof RecoverError ? e.code : RECOVER_EXIT.failed;
         const message = e instanceof Error ? e.message : String(e);
-        io.stderr(`pulumi-chatbot recover: ${redact(message, secrets)}\n`);
-        if (code !== RECOVER_EXIT.ok) io.stderr("Nothing was changed.\n");
+        io.stderr(`pulumi-chatbot recover: ${scrub(message, secrets)}\n`);
+        io.stderr(written.afterFailure(target?.stack ?? "<stack>"));
         return code;
     } finally {
-        await backend?.close();
+        await target?.backend?.close();
     }
+}
+
+function parseOptions(argv: string[]): Options {
+    const { values } = parseArgs({
+        args: argv,
+        options: {
+            stack: { type: "string" },
+            "cancel-lock": { type: "boolean" },
+            adopt: { type: "string", multiple: true },
+            discard: { type: "string", multiple: true },
+            "dry-run": { type: "boolean" },
+            help: { type: "boolean", short: "h" },
+        },
+        strict: true,
+    });
+    const chosen = new Map<string, string>();
+    for (const pair of values.adopt ?? []) {
+        const at = pair.lastIndexOf("=");
+        if (at <= 0 || at === pair.length - 1) throw new RecoverError(`--adopt takes URN=ID, not ${pair}.`);
+        chosen.set(pair.slice(0, at), pair.slice(at + 1));
+    }
+    return {
+        stack: values.stack,
+        cancelLock: values["cancel-lock"] === true,
+        chosen,
+        discarded: new Set(values.discard ?? []),
+        dryRun: values["dry-run"] === true,
+        help: values.help === true,
+    };
+}
+
+/** The project, the backend and the stack, found without loading the stack's checkpoint: a kill
+ *  can leave it unloadable ("failed to load checkpoint: EOF") until repairMetadata. */
+async function openTarget(io: RecoverIo, options: Options, secrets: string[]): Promise<Target> {
+    const run = checkedRun(io.pulumi, secrets);
+    const projectFile = readProjectFile(io.cwd);
+    const project = /^name:\s*["']?([^"'\s#]+)/m.exec(projectFile.text)?.[1] ?? "";
+    // `whoami` does not load the stack.
+    const { url: backendUrl = "" } = JSON.parse(await run(["whoami", "--json"], "whoami")) as { url?: string };
+    secrets.push(...secretsOfUrl(backendUrl));
+    const stack = options.stack ?? selectedStack(io, { project, file: projectFile.file }, backendUrl);
+    return { project, stack, onStack: ["--stack", stack], run, backend: openStateBackend(backendUrl, io.cwd, io.env) };
+}
+
+/** The lock, read first: a run that is still going must not be raced. */
+async function readTheLock({ backend, project, stack }: Target, options: Options): Promise<Lock[] | undefined> {
+    const locks = backend && (await readLocksOf(backend, project, stack));
+    const live = locks?.find((l) => l.here && !l.gone);
+    if (live) {
+        throw new RecoverError(
+            `The stack ${stack} is locked by a pulumi run of ${live.owner} (pid ${live.pid}), started at ${live.startedAt}, ` +
+                "which is still running on this machine: wait for it to end, then run this again " +
+                "(--cancel-lock does not remove the lock of a live process).",
+            RECOVER_EXIT.locked,
+        );
+    }
+    const elsewhere = locks?.find((l) => !l.here);
+    if (elsewhere && !options.cancelLock) {
+        throw new RecoverError(
+            `The stack ${stack} is locked by a pulumi run of ${elsewhere.owner} (pid ${elsewhere.pid}), started at ${elsewhere.startedAt}, ` +
+                "on another machine, which may still be going: nothing here can tell. Once you know it is gone (its CI job was cancelled or lost), " +
+                "run this again with --cancel-lock. Never while that run is going.",
+            RECOVER_EXIT.locked,
+        );
+    }
+    return locks;
+}
+
+/** The one write before reading: without it the state cannot be read at all. */
+async function repairMetadata({ backend, project, stack }: Target, io: RecoverIo, written: Written): Promise<void> {
+    for (const file of backend ? await backend.repairMetadata(project, stack) : []) {
+        io.stdout(
+            `removed ${file}: a metadata file of the state that the kill left cut short (the state itself is whole)\n`,
+        );
+        written.add(`removed ${file}, a metadata file the kill left cut short`);
+    }
+}
+
+/** The state's deployment, secrets in plaintext (kept in memory, never printed), and its config. */
+async function readState({ run, onStack }: Target, locks: Lock[] | undefined, secrets: string[]): Promise<StackState> {
+    const exported = JSON.parse(await run(["stack", "export", "--show-secrets", ...onStack], "stack export")) as {
+        deployment?: Deployment;
+    };
+    const deployment: Deployment = exported.deployment ?? {};
+    secrets.push(...secretStringsIn(deployment));
+    const pending = deployment.pending_operations ?? [];
+    let config: Record<string, { value?: unknown }> = {};
+    if (pending.length > 0 || locks?.length) {
+        config = JSON.parse(await run(["config", "--json", "--show-secrets", ...onStack], "config")) as typeof config;
+    }
+    const fromConfig = (key: string) => {
+        const v = config[key]?.value;
+        return typeof v === "string" ? v : undefined;
+    };
+    secrets.push(...[fromConfig("chatbot:token")].filter((s): s is string => s !== undefined));
+    return { exported, deployment, pending, locks, fromConfig };
+}
+
+/** Decides each pending create of this package's types (reads only); the other pending
+ *  operations are left to the refresh. */
+async function planTheCreates(
+    { run, onStack, project, stack }: Target,
+    { deployment, pending, locks, fromConfig }: StackState,
+    options: Options,
+    env: NodeJS.ProcessEnv,
+): Promise<{ plan: Plan; others: PendingOperation[] }> {
+    const creates = pending.filter((op) => op.type === "creating" && specOf(op.resource) !== undefined);
+    for (const urn of [...options.chosen.keys(), ...options.discarded]) {
+        if (!creates.some((op) => op.resource.urn === urn)) {
+            throw new RecoverError(`${urn} is not a pending create of this package's resources in stack ${stack}.`);
+        }
+    }
+    const plan: Plan = { adopt: [], clear: [], choose: [] };
+    if (creates.length > 0) {
+        const since = await runStartedAt(run, onStack, locks ?? []);
+        const owned = await ownedIds(run, env, project, stack, deployment);
+        const { chosen, discarded } = options;
+        await planCreates({ creates, deployment, since, owned, chosen, discarded, fromConfig, env }, plan);
+    }
+    return { plan, others: pending.filter((op) => !creates.includes(op)) };
+}
+
+function printChoices(plan: Plan, io: RecoverIo): void {
+    for (const c of plan.choose) {
+        io.stdout(
+            `${c.urn}: ${c.candidates.length} connections could be what this interrupted create made:\n` +
+                c.candidates.map((id) => `  ${id}\n`).join("") +
+                `Choose with --adopt ${c.urn}=<id> (and delete the others in the ChatBot dashboard if they are not yours), ` +
+                `or --discard ${c.urn} to adopt none (the next up makes a new one).\n`,
+        );
+    }
+}
+
+function printPlan(plan: Plan, others: PendingOperation[], io: RecoverIo): void {
+    for (const a of plan.adopt) io.stdout(`adopt ${a.op.resource.urn} = ${a.id}${a.why ? ` (${a.why})` : ""}\n`);
+    for (const op of plan.clear) io.stdout(`clear ${op.resource.urn}: its create made nothing in ChatBot\n`);
+    for (const op of others) {
+        const note = specOf(op.resource)
+            ? "refresh reads what it did"
+            : "not a ChatBot resource: `pulumi stack import` drops it, and Pulumi keeps no record of what it made; check it by hand";
+        io.stdout(`${op.type} ${op.resource.urn}: ${note}\n`);
+    }
+}
+
+/** The first write: a dead run's lock, or one the caller vouched for with --cancel-lock. */
+async function removeTheLock(
+    { run, onStack }: Target,
+    { locks, pending }: StackState,
+    options: Options,
+    io: RecoverIo,
+    written: Written,
+): Promise<void> {
+    if (locks?.length) {
+        await run(["cancel", "--yes", ...onStack], "cancel");
+        for (const l of locks) {
+            const line = `removed the lock of the run of ${l.owner} (pid ${l.pid}) started at ${l.startedAt}`;
+            io.stdout(`${line}\n`);
+            written.add(line);
+        }
+    } else if (locks === undefined && options.cancelLock && pending.length > 0) {
+        // Pulumi Cloud, Azure, GCS: the lock cannot be read, and the caller vouched no run is going.
+        await run(["cancel", "--yes", ...onStack], "cancel");
+        io.stdout(
+            "ran `pulumi cancel`: the backend's lock cannot be read here, and --cancel-lock says no run is going\n",
+        );
+        written.add("ran `pulumi cancel` (--cancel-lock)");
+    }
+}
+
+/** The repaired state, written with `pulumi stack import` from memory: no pending operation is
+ *  left in it. */
+async function importTheState(
+    { run, onStack }: Target,
+    { exported, deployment, locks }: StackState,
+    plan: Plan,
+    options: Options,
+    written: Written,
+): Promise<void> {
+    const repaired = { ...exported, deployment: withAdopted(deployment, plan) };
+    try {
+        await run(["stack", "import", ...onStack], "stack import", JSON.stringify(repaired));
+    } catch (e) {
+        if (!(e instanceof PulumiFailed) || locks !== undefined || options.cancelLock) throw e;
+        throw new RecoverError(
+            `${e.message}\nThis backend's lock cannot be read here, so a run that still holds the stack cannot be told ` +
+                "from one that is gone. Once you know the interrupted run is gone, run this again with --cancel-lock.",
+        );
+    }
+    written.imported = true;
+    written.add(
+        `imported the repaired state (${plan.adopt.length} adopted: ${plan.adopt.map((a) => `${a.op.resource.urn} = ${a.id}`).join(", ") || "none"}; ` +
+            `${plan.clear.length} cleared): no pending operation is left`,
+    );
+}
+
+/** The last step: `pulumi refresh` reads every resource, so the state equals the API. */
+async function refresh({ run, onStack }: Target): Promise<void> {
+    await run(["refresh", "--yes", "--skip-preview", ...onStack], "refresh");
 }
 
 /** The stack's locks; a backend that cannot be read fails the command (a run may be going). */
@@ -335,7 +468,7 @@ async function planCreates(p: PlanInput, plan: Plan): Promise<void> {
         const key = JSON.stringify(account);
         let client = clients.get(key);
         if (!client) clients.set(key, (client = new ChatbotClient(account)));
-        const desired = plainValue(op.resource.inputs ?? {}) as Plain;
+        const desired = revealed(op.resource.inputs ?? {}) as Plain;
         const groupKey = JSON.stringify([key, spec.type, inputKeys(spec).map((k) => desired[k])]);
         const group = groups.get(groupKey) ?? { spec, account: key, client, desired, ops: [] };
         group.ops.push(op);
@@ -348,7 +481,7 @@ async function planCreates(p: PlanInput, plan: Plan): Promise<void> {
         const listed = await lists.get(listKey)!;
         // On the API's clock (learnt from its Date header by the list just read), with its slack.
         const since = p.since === undefined ? undefined : p.since + client.clockOffsetMs - 2_000;
-        const adoptIdOf = (op: PendingOperation) => plainValue(op.resource.inputs?.adoptId) as string | undefined;
+        const adoptIdOf = (op: PendingOperation) => revealed(op.resource.inputs?.adoptId) as string | undefined;
         const candidates: { id: string; outputs: Plain }[] = [];
         for (const item of listed) {
             const id = isPlain(item) && typeof item.id === "string" ? item.id : "";
@@ -391,7 +524,7 @@ function accountOf(r: ResourceState, p: PlanInput) {
     const ref = typeof r.provider === "string" ? r.provider : "";
     const at = ref.lastIndexOf("::");
     const provider = p.deployment.resources?.find((x) => x.urn === ref.slice(0, at) && x.id === ref.slice(at + 2));
-    const given = plainValue(provider?.inputs ?? {}) as Plain;
+    const given = revealed(provider?.inputs ?? {}) as Plain;
     const pick = (key: string) => {
         const value = given[key];
         return typeof value === "string" || typeof value === "number" ? String(value) : p.fromConfig(`chatbot:${key}`);
@@ -407,11 +540,7 @@ function accountOf(r: ResourceState, p: PlanInput) {
 
 /** When the interrupted run began: the lock it took (the earliest, if several), else the end of
  *  the last run that finished (history holds finished runs only); undefined if neither is known. */
-async function runStartedAt(
-    run: (args: string[], what: string) => Promise<string>,
-    onStack: string[],
-    locks: Lock[],
-): Promise<number | undefined> {
+async function runStartedAt(run: CheckedRun, onStack: string[], locks: Lock[]): Promise<number | undefined> {
     const started = locks.map((l) => Date.parse(l.startedAt)).filter(Number.isFinite);
     if (started.length > 0) return Math.min(...started);
     const history = JSON.parse((await run(["stack", "history", "--json", ...onStack], "stack history")) || "[]") as {
@@ -424,7 +553,7 @@ async function runStartedAt(
 /** The ids of this package's resources that any stack of the backend records (this stack's and
  *  every other's): another stack's connection is never adopted. */
 async function ownedIds(
-    run: (args: string[], what: string, stdin?: string, env?: Record<string, string>) => Promise<string>,
+    run: CheckedRun,
     env: NodeJS.ProcessEnv,
     project: string,
     stack: string,
@@ -432,7 +561,7 @@ async function ownedIds(
 ): Promise<Set<string>> {
     const owned = new Set(managedResources(JSON.stringify({ deployment }), `stack ${stack}`).map((r) => r.id));
     const others = await idsOfStacks(
-        (args, what, bound) => run(args, what, undefined, bound),
+        run,
         env,
         // `stack ls --all` names stacks of other projects `<org>/<project>/<stack>`, this project's by name.
         (name) => name === stack || name.endsWith(`/${project}/${stack}`),
@@ -454,35 +583,12 @@ function withAdopted(deployment: Deployment, plan: Plan): Deployment {
         for (const old of out) if (old.urn === op.resource.urn && old.delete !== true) old.delete = true;
         const secretKeys = keysWhere(spec, "secret");
         const outs: Plain = {};
-        for (const [k, v] of Object.entries(outputs)) outs[k] = secretKeys.includes(k) ? secretOf(v) : v;
+        for (const [k, v] of Object.entries(outputs)) outs[k] = secretKeys.includes(k) ? asStateSecret(v) : v;
         const provider = op.resource.inputs?.__provider;
         if (provider !== undefined) outs.__provider = provider;
         out.push({ ...op.resource, id, outputs: outs });
     }
     return { ...deployment, resources: out, pending_operations: [] };
-}
-
-function secretOf(v: unknown): Plain {
-    return { [SECRET_SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify(v) };
-}
-
-/** A value of `stack export --show-secrets` without its secret wrappers. */
-function plainValue(v: unknown): unknown {
-    if (Array.isArray(v)) return v.map(plainValue);
-    if (!isPlain(v)) return v;
-    if (v[SECRET_SIG_KEY] === SECRET_SIG && typeof v.plaintext === "string") return plainValue(JSON.parse(v.plaintext));
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plainValue(x)]));
-}
-
-/** Every secret string the deployment holds: kept out of what this command prints. */
-function secretsIn(v: unknown, inSecret = false): string[] {
-    if (typeof v === "string") return inSecret ? [v] : [];
-    if (Array.isArray(v)) return v.flatMap((x) => secretsIn(x, inSecret));
-    if (!isPlain(v)) return [];
-    if (v[SECRET_SIG_KEY] === SECRET_SIG && typeof v.plaintext === "string") {
-        return [v.plaintext, ...secretsIn(JSON.parse(v.plaintext), true)];
-    }
-    return Object.values(v).flatMap((x) => secretsIn(x, inSecret));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,16 +8,8 @@
 import type { Dispatcher } from "undici";
 import { ChatbotApiError } from "./errors";
 import { Pacer } from "./pacer";
-import {
-    DEFAULT_RETRY,
-    STOPPING,
-    isRateLimited,
-    lookFor,
-    retrying,
-    safeToRetry,
-    type Method,
-    type RetryPolicy,
-} from "./retry";
+import { STOPPING } from "./cancel";
+import { DEFAULT_RETRY, isRateLimited, lookFor, retrying, safeToRetry, type Method, type RetryPolicy } from "./retry";
 import { sendOnce, type RequestOptions, type Target } from "./transport";
 
 export const DEFAULT_TIMEOUT_MS = 30_000;

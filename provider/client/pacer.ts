@@ -20,7 +20,7 @@
  * 0.7 and 1 gave 1.05 × with 0.21; no pacing (waiting only as told) 1.00 × with 3.2. Measured
  * through the real CLI in the bench (bench/pipelines.ts).
  */
-import { pause, waitsStopped } from "./retry";
+import { pause, waitsStopped } from "./cancel";
 
 /** The rate after a 429, as a share of what the API served this process in the second before it. */
 export const DECREASE = 0.75;

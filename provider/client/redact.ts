@@ -1,13 +1,19 @@
 /**
- * Keeping secrets out of messages: every error the client builds, and every problem the backend
- * kit's probe reports, passes through these. Pure; imports nothing.
+ * Keeping credentials out of messages: the one place they are scrubbed from text. Every error the
+ * client builds, every problem the backend kit's probe reports, and every failure of a `pulumi`
+ * run that `recover` and `discover` quote passes through here. Pure; imports nothing.
  */
 
-/** Shows every http(s) URL in `text` without what may be a secret: the password of its user
- *  info and the values of its query, each as `***` (`https://name:***@host/hook?token=***`). */
+/** A URL of any scheme (http, postgres, s3, ...) as it appears in running text. */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'`<>]+/gi;
+
+/** Shows every URL in `text` without what may be a secret: the password of its user info and the
+ *  values of its query, each as `***` (`postgres://name:***@host/db?password=***`). */
 export function redactUrls(text: string): string {
-    return text.replace(/\bhttps?:\/\/[^\s"'<>]+/gi, (url) =>
-        url.replace(/^([a-z]+:\/\/[^/?#@:]*):[^/?#@]*@/i, "$1:***@").replace(/([?&][^=&#]*=)[^&#]*/g, "$1***"),
+    return text.replace(URL_IN_TEXT, (url) =>
+        url
+            .replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):[^/?#@]*@/i, "$1:***@")
+            .replace(/([?&][^=&#]*=)[^&#]*/g, "$1***"),
     );
 }
 
@@ -19,4 +25,22 @@ export function redact(text: string, secrets: ReadonlyArray<string | undefined>)
     let out = text;
     for (const s of list) out = out.split(s).join("[secret]");
     return out;
+}
+
+/** `text` with its URLs scrubbed and each of `secrets` replaced: what a message may show. */
+export function scrub(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
+    return redact(redactUrls(text), secrets);
+}
+
+/** The password of a URL's user info, as written and decoded, for `redact`: runtimes and `pulumi`
+ *  quote it apart from the URL too. Its query values are not returned: they are scrubbed where
+ *  the URL is quoted, and alone many are plain words (`true`, a region) that must stay readable. */
+export function secretsOfUrl(url: string): string[] {
+    const password = URL.canParse(url) ? new URL(url).password : "";
+    if (password === "") return [];
+    try {
+        return [password, decodeURIComponent(password)];
+    } catch {
+        return [password]; // not valid percent-encoding: only as written
+    }
 }

@@ -12,7 +12,7 @@
  * when to come back), the client waits as told for as long as the time budget allows, however
  * many attempts that takes: a pipeline must not fail because the API asked it to wait. Other
  * failures are bounded by attempts as well as by the budget (`RetryPolicy`). Every wait ends at
- * once when the run is being cancelled (`stopWaiting`).
+ * once when the run is being cancelled (./cancel.ts).
  *
  * Why not undici's RetryAgent/RetryHandler: it honours Retry-After (seconds and dates), but its
  * backoff has no jitter, nothing bounds the total time, and one `methods` list governs both status
@@ -28,6 +28,7 @@ import {
     ServerError,
     appendNote,
 } from "./errors";
+import { pause, STOPPING } from "./cancel";
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE";
 
@@ -126,7 +127,7 @@ export async function lookFor<T>(
     const deadline = Date.now() + withinMs;
     let found = await look();
     for (let n = 1; found === undefined && Date.now() < deadline; n++) {
-        const wait = Math.max(50, Math.min(policy.baseDelayMs * 2 ** (n - 1), policy.maxDelayMs));
+        const wait = Math.max(50, backoffCapMs(n, policy));
         if (!(await pause(Math.max(0, Math.min(wait, deadline - Date.now()))))) return found;
         found = await look();
     }
@@ -142,40 +143,14 @@ export function retryAfterMs(header: string | undefined, now: number = Date.now(
     return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
 }
 
-/** Exponential backoff with full jitter: random, up to min(maxDelayMs, baseDelayMs · 2^(n-1)). */
+/** The exponential backoff before retry (or look) n: min(maxDelayMs, baseDelayMs · 2^(n-1)). */
+function backoffCapMs(n: number, policy: RetryPolicy): number {
+    return Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (n - 1));
+}
+
+/** The backoff with full jitter: random, up to backoffCapMs. */
 export function backoffMs(n: number, policy: RetryPolicy, random: () => number = Math.random): number {
-    return Math.floor(random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (n - 1)));
-}
-
-/** Why waits end early: said in the errors of requests that were waiting. */
-export const STOPPING = "the run is being cancelled";
-let stopped = false;
-const waking = new Set<() => void>();
-
-/** Waits `ms`; resolves false at once, and for every later wait, once `stopWaiting` was called. */
-export function pause(ms: number): Promise<boolean> {
-    if (stopped) return Promise.resolve(false);
-    return new Promise((resolve) => {
-        const wake = () => {
-            clearTimeout(timer);
-            waking.delete(wake);
-            resolve(!stopped);
-        };
-        const timer = setTimeout(wake, ms);
-        waking.add(wake);
-    });
-}
-
-/** Whether `stopWaiting` was called: the run is being cancelled, and nothing more is sent. */
-export function waitsStopped(): boolean {
-    return stopped;
-}
-
-/** Ends every wait of this process now and every later one at once: the run is being cancelled
- *  (the native plugin's Cancel), so nothing more is worth waiting for. */
-export function stopWaiting(): void {
-    stopped = true;
-    for (const wake of [...waking]) wake();
+    return Math.floor(random() * backoffCapMs(n, policy));
 }
 
 /** `120 ms`, `1.5 s`, `60 s` */

@@ -8,7 +8,7 @@
  */
 import type { Dispatcher } from "undici";
 import { ConnectionError, ResponseFormatError, errorForStatus } from "./errors";
-import { redact } from "./redact";
+import { scrub } from "./redact";
 import { duration, type Method } from "./retry";
 import type { Envelope, Schema } from "./types";
 
@@ -96,7 +96,7 @@ export async function sendOnce<T>(target: Target, method: Method, path: string, 
         const detail =
             reason === "timeout"
                 ? ` within ${duration(target.timeoutMs)}`
-                : `: ${redact(e instanceof Error ? describeNetworkError(e) : String(e), secrets)}`;
+                : `: ${scrub(e instanceof Error ? describeNetworkError(e) : String(e), secrets)}`;
         throw new ConnectionError(
             { operation: opts.operation, reason, ambiguous: write && reason !== "unreachable" },
             `No answer from the ChatBot API at ${target.apiUrl}${detail}.`,
@@ -119,7 +119,7 @@ export async function sendOnce<T>(target: Target, method: Method, path: string, 
             operation: opts.operation,
             status: statusCode,
             statusType: status.type,
-            apiMessage: status.message === undefined ? undefined : redact(status.message, secrets),
+            apiMessage: status.message === undefined ? undefined : scrub(status.message, secrets),
             requestId,
             ambiguous: write && statusCode >= 500,
             retryAfter: firstHeader(headers["retry-after"]),
@@ -140,7 +140,7 @@ export async function sendOnce<T>(target: Target, method: Method, path: string, 
                 operation: opts.operation,
                 status: status.code,
                 statusType: status.type,
-                apiMessage: status.message === undefined ? undefined : redact(status.message, secrets),
+                apiMessage: status.message === undefined ? undefined : scrub(status.message, secrets),
                 requestId,
                 ambiguous: write,
                 note: `The answer was HTTP ${statusCode}, but its envelope says ${status.code}.`,

@@ -15,18 +15,12 @@
  * Started by the engine: it prints the port it listens on (loopback) and serves until killed.
  */
 import * as path from "path";
-import { stopWaiting } from "../client/retry";
+import { stopWaiting } from "../client/cancel";
 import { configureFromStack } from "../config";
 import { exitWhenEngineGone } from "../engineWatch";
 import { resources } from "../resources/registry";
-import {
-    asSecret,
-    dynamicProvider,
-    isSecretValue,
-    markSecret,
-    revealed,
-    type DynamicProvider,
-} from "../resources/dynamicProvider";
+import { dynamicProvider, type DynamicProvider } from "../resources/dynamicProvider";
+import { asSecret, isSecretValue, markSecret, revealed } from "../resources/secretWrapper";
 import { UNKNOWN } from "../schema/validate";
 import { isPlain, keysWhere, type AnySpec, type Field, type Plain } from "../resources/spec";
 import { PACKAGE, packageSchema, token } from "./schema";

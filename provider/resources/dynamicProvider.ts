@@ -22,6 +22,7 @@ import {
     type Plain,
     type ResourceSpec,
 } from "./spec";
+import { markSecret, stringsIn } from "./secretWrapper";
 import { createOnce, deleteVerified, partialFailure, unlessNotFound, updateVerified, type Candidate } from "./writes";
 
 /** What the dynamic-provider plugin calls: a resource module's exports. */
@@ -53,7 +54,7 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
     const checkedKeys = [...inputKeys, ADOPT_KEY];
     const inputs = inputsSchema(spec.fields, spec.adoptId);
     const at = (id: string) => `${spec.path}/${encodeURIComponent(id)}`;
-    const secretsOf = (v: Plain) => secretValues(pick(v, secretKeys));
+    const secretsOf = (v: Plain) => stringsIn(pick(v, secretKeys));
 
     /** Inputs as the plugin hands them to create and update: what `check` returned (validated
      *  against `spec.schemas.inputs`, so of its type), plus `__provider`. Not validated again:
@@ -199,6 +200,9 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
                 }
                 return { id: "", props: {} };
             }
+            // What read returns gets secret marks only from the old inputs and state
+            // (provider_plugin.go, Read: annotateSecrets), so a token added by hand where the
+            // program had none would be stored in plaintext; a wrapped value is kept secret.
             const marked = markSecret(outs, secretKeys);
             return { id, props: marked, inputs: pick(marked, inputKeys) };
         },
@@ -212,40 +216,6 @@ export function dynamicProvider<I extends Plain, O extends Plain, R, L>(
     };
 }
 
-/** The engine's wrapper for a secret value (sdk/nodejs/runtime/rpc.ts `specialSigKey`). */
-export const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
-export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
-
-/**
- * `props` with the listed keys wrapped as secrets. What read returns gets secret marks only from
- * the old inputs and state (sdk/go/common/resource/plugin/provider_plugin.go, Read:
- * annotateSecrets), so a token added by hand where the program had none would be stored in
- * plaintext; a wrapped value is kept secret (Read unmarshals with KeepSecrets), and the engine
- * unwraps it again before calling this provider.
- */
-export function markSecret(props: Plain, keys: ReadonlyArray<string>): Plain {
-    const out: Plain = { ...props };
-    for (const k of keys) if (out[k] !== undefined) out[k] = asSecret(out[k]);
-    return out;
-}
-
-/** `value` in the engine's wrapper for a secret. */
-export function asSecret(value: unknown): Plain {
-    return { [SECRET_SIG_KEY]: SECRET_SIG, value };
-}
-
-/** `value` without the engine's secret wrappers, at any depth. */
-export function revealed(value: unknown): unknown {
-    if (Array.isArray(value)) return value.map(revealed);
-    if (!isPlain(value)) return value;
-    if (isSecretValue(value)) return revealed(value.value);
-    return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, revealed(x)]));
-}
-
-export function isSecretValue(value: unknown): value is { value: unknown } {
-    return isPlain(value) && value[SECRET_SIG_KEY] === SECRET_SIG;
-}
-
 /** `"orders" (5f3c…)` where the name is known, else the id. */
 function label(props: unknown, id: string): string {
     return isPlain(props) && typeof props.name === "string" ? `"${props.name}" (${id})` : id;
@@ -253,13 +223,6 @@ function label(props: unknown, id: string): string {
 
 function idOf(item: unknown): string {
     return isPlain(item) && typeof item.id === "string" ? item.id : "";
-}
-
-/** Every string inside the secret inputs: kept out of messages. */
-function secretValues(v: unknown): string[] {
-    if (typeof v === "string") return [v];
-    if (Array.isArray(v)) return v.flatMap(secretValues);
-    return isPlain(v) ? Object.values(v).flatMap(secretValues) : [];
 }
 
 /** zod's records skip a "__proto__" key without a word, so it would pass and then be dropped

@@ -16,7 +16,7 @@
  *
  * Web-standard APIs only (fetch, URL, AbortController, performance), like the rest of the kit.
  */
-import { redact, redactUrls } from "../client/redact";
+import { redact, scrub, secretsOfUrl } from "../client/redact";
 import { connectionLimits } from "../limits";
 import { httpUrl } from "../schema/fields";
 import { validate } from "../schema/validate";
@@ -103,7 +103,7 @@ export async function probeWebhook(url: string, options: ProbeOptions = {}): Pro
         problems.push(...checkedUrl.failures.map((f) => `the URL ${f.reason}`));
         return { ok: false, durationMs: 0, redirects: 0, problems };
     }
-    const secrets = [...secretsOf(options), ...userInfoSecrets(url)];
+    const secrets = [...secretsOf(options), ...secretsOfUrl(url)];
 
     let verification: ProbeVerification | undefined;
     if (options.verify ?? options.token !== undefined) {
@@ -134,7 +134,7 @@ export async function probeWebhook(url: string, options: ProbeOptions = {}): Pro
         ...(got.status === undefined ? {} : { status: got.status }),
         durationMs: got.durationMs,
         redirects: got.redirects,
-        problems: problems.map((p) => withoutSecrets(p, secrets)),
+        problems: problems.map((p) => scrub(p, secrets)),
         ...(response === undefined ? {} : { response }),
     };
 }
@@ -154,7 +154,7 @@ export async function sendVerificationRequest(
     const problems: string[] = [];
     const secrets = [
         ...(options.token === undefined ? [] : [options.token, encodeURIComponent(options.token)]),
-        ...userInfoSecrets(url),
+        ...secretsOfUrl(url),
     ];
     const timeoutMs = options.timeoutMs ?? webhookLimits.callTimeoutMs;
     const got = await exchange(target, "GET", {}, undefined, timeoutMs, problems, secrets, []);
@@ -181,25 +181,8 @@ export async function sendVerificationRequest(
         ...(got.status === undefined ? {} : { status: got.status }),
         durationMs: got.durationMs,
         redirects: got.redirects,
-        problems: problems.map((p) => withoutSecrets(p, secrets)),
+        problems: problems.map((p) => scrub(p, secrets)),
     };
-}
-
-/** A problem as the result may show it: no secret value, and no URL's password or query
- *  values (the runtime's own messages quote the whole URL, user info included). */
-function withoutSecrets(problem: string, secrets: string[]): string {
-    return redact(redactUrls(problem), secrets);
-}
-
-/** The password of a URL's user info, as written and decoded. */
-function userInfoSecrets(url: string): string[] {
-    const password = URL.canParse(url) ? new URL(url).password : "";
-    if (password === "") return [];
-    try {
-        return [password, decodeURIComponent(password)];
-    } catch {
-        return [password]; // not valid percent-encoding: only as written
-    }
 }
 
 interface Exchange {

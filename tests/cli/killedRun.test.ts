@@ -12,6 +12,7 @@ import * as path from "path";
 import type { ChatbotSimulator, StoredConnection } from "pulumi-chatbot/testing";
 import {
     assertConverged,
+    chatbotCli,
     declared,
     destroyKills,
     HEADER_VALUE,
@@ -33,6 +34,7 @@ import {
     ok,
     OTHER_STORY,
     plain,
+    pulumiCli,
     PulumiStack,
     STORY,
     type ConfigValue,
@@ -314,6 +316,75 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
         assert.equal(JSON.stringify(await stack.export(true)), before, "nothing half-written");
         const again = await recoverRun(stack);
         assert.equal(again.code, 0, again.stderr);
+        await assertConverged(sim, stack, want);
+    });
+
+    it('a refresh that fails after `stack import` (the API down at that moment): recover names what it wrote, never "Nothing was changed."; run again once the API answers, each connection once', async () => {
+        const { stack, declare } = await newStack();
+        await declare([full("r1")]);
+        ok(await stack.run("up"));
+        const want = [full("r1"), full("r2"), full("r3")];
+        await declare(want);
+        await killWhileInFlight(sim, stack, 2, { refuseCreates: true });
+        // The list recover reads answers; the single reads of the refresh that follows the import fail.
+        sim.inject({
+            method: "GET",
+            path: /^\/v2\/integrations\/webhook\/[^/]+$/,
+            fault: { status: 500 },
+            times: 1000,
+        });
+        const r = await recoverRun(stack);
+        sim.clearFaults();
+        assert.equal(r.code, 2, `${r.stdout}${r.stderr}`);
+        assert.doesNotMatch(r.stdout + r.stderr, /Nothing was changed/);
+        assert.match(r.stderr, /`pulumi refresh` failed/);
+        assert.match(r.stderr, /Written before the failure:\n {2}removed the lock of the run of \S+ \(pid \d+\)/);
+        assert.match(
+            r.stderr,
+            /imported the repaired state \(0 adopted: none; 2 cleared\): no pending operation is left/,
+        );
+        assert.match(r.stderr, /Next, once the cause is fixed: `pulumi refresh --stack /);
+        for (const s of SECRETS) assert.ok(!(r.stdout + r.stderr).includes(s), "no secret printed");
+        assert.ok(!locked(stack), "the lock is removed, as printed");
+        assert.deepEqual(
+            (await stack.export()).deployment.pending_operations ?? [],
+            [],
+            "the state is imported, as printed",
+        );
+        const again = await recoverRun(stack);
+        assert.equal(again.code, 0, `${again.stdout}${again.stderr}`);
+        await assertConverged(sim, stack, want);
+    });
+
+    it("a failure right after the lock was removed (`stack import` fails): recover says the lock is removed and the state not yet repaired; run again, it finishes: each connection once", async () => {
+        const { stack, declare } = await newStack();
+        const want = [full("i1"), full("i2")];
+        await declare(want);
+        await killWhileInFlight(sim, stack, 2);
+        // A pulumi whose `stack import` fails (as with a backend that went away at that moment).
+        const bin = path.join(stack.scratch, "failing-import");
+        fs.mkdirSync(bin, { recursive: true });
+        fs.writeFileSync(
+            path.join(bin, "pulumi"),
+            `#!/bin/sh\nif [ "$1" = stack ] && [ "$2" = import ]; then echo "error: the backend cannot be written" >&2; exit 1; fi\n` +
+                `exec "${pulumiCli()}" "$@"\n`,
+            { mode: 0o755 },
+        );
+        const r = await chatbotCli(stack, ["recover", "--stack", stack.name], {
+            PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`,
+        });
+        assert.equal(r.code, 2, `${r.stdout}${r.stderr}`);
+        assert.doesNotMatch(r.stdout + r.stderr, /Nothing was changed/);
+        assert.match(r.stderr, /`pulumi stack import` failed/);
+        assert.match(r.stderr, /Written before the failure:\n {2}removed the lock of the run of \S+ \(pid \d+\)/);
+        assert.doesNotMatch(r.stderr, /imported/);
+        assert.match(r.stderr, /the state is not repaired yet: its pending operations are as they were/i);
+        assert.match(r.stderr, /Next, once the cause is fixed: `pulumi-chatbot recover --stack /);
+        assert.ok(!locked(stack), "the lock is removed, as printed");
+        assert.equal((await stack.export()).deployment.pending_operations?.length, 2, "the state is as it was");
+        const again = await recoverRun(stack);
+        assert.equal(again.code, 0, `${again.stdout}${again.stderr}`);
+        assert.equal(again.stdout.split("\n").filter((l) => /^adopt /.test(l)).length, 2, again.stdout);
         await assertConverged(sim, stack, want);
     });
 

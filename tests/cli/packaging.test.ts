@@ -13,6 +13,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { root } from "../helpers/support";
+import { PULUMI_TEMPLATE_TSCONFIG } from "../helpers/typescriptProject";
 
 const PROGRAM = `
 import * as chatbot from "pulumi-chatbot";
@@ -40,21 +41,7 @@ text(5);
 ChatbotSimulator.start({ verifyWebhook: true });
 `;
 
-/** `pulumi new typescript`'s tsconfig.json (pulumi/templates, typescript/), but for `noEmit`. */
-const TEMPLATE = {
-    strict: true,
-    outDir: "bin",
-    target: "es2020",
-    module: "commonjs",
-    moduleResolution: "node",
-    sourceMap: true,
-    experimentalDecorators: true,
-    pretty: true,
-    noFallthroughCasesInSwitch: true,
-    noImplicitReturns: true,
-    forceConsistentCasingInFileNames: true,
-    noEmit: true,
-};
+const TEMPLATE = PULUMI_TEMPLATE_TSCONFIG;
 
 /** The TypeScripts a user may have, each installed under its own name (package.json). */
 const TYPESCRIPT = { "5.0": "typescript-5.0", "5.9": "typescript", latest: "typescript-latest" } as const;

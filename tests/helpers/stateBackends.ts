@@ -12,7 +12,10 @@ import * as fs from "fs";
 import * as net from "net";
 import * as os from "os";
 import * as path from "path";
-import type { PgClientClass } from "../../provider/cli/postgresBackend";
+// The minimal type of node-postgres's client that the backend declares (pg ships no types, and
+// @types/pg breaks users' projects on TypeScript 5.0): not public, reused here so the helper and
+// the backend reach PostgreSQL the same way.
+import type { PgClientClass } from "../../provider/cli/state/postgres";
 import { root } from "./support";
 
 /** Where the state of a test's stacks is kept. */

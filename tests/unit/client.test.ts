@@ -286,7 +286,7 @@ describe("client: pacing once the API limits requests", () => {
         const script = `
             const { ChatbotSimulator } = require(${JSON.stringify(path.join(dist, "testing", "simulator.js"))});
             const { ChatbotClient } = require(${JSON.stringify(path.join(dist, "client", "client.js"))});
-            const { stopWaiting } = require(${JSON.stringify(path.join(dist, "client", "retry.js"))});
+            const { stopWaiting } = require(${JSON.stringify(path.join(dist, "client", "cancel.js"))});
             (async () => {
                 const sim = await ChatbotSimulator.start();
                 sim.inject({ method: "GET", fault: { status: 429, retryAfter: "60" }, times: 10 });

@@ -1,6 +1,6 @@
 /**
  * PostgreSQL as a state backend (`postgres://user:password@host:port/database?sslmode=...`): a
- * StateBackend of stateBackend.ts, read with node-postgres (`pg`).
+ * StateBackend of index.ts, read with node-postgres (`pg`).
  *
  * Pulumi's backend (pkg/backend/diy/postgres, v3.274.1) keeps one table (`table` in the URL's
  * query, default `pulumi_state`) with a row per "file": `key TEXT PRIMARY KEY, data JSON` where
@@ -9,7 +9,7 @@
  * Pulumi's driver (lib/pq) makes them: the URL's parameters, the PG* environment variables, and
  * SSL required unless the URL or PGSSLMODE says otherwise.
  */
-import type { StateBackend } from "./stateBackend";
+import { keyPrefix, type StateBackend } from "./index";
 
 /** What is used here of node-postgres's Client. pg ships no types, and @types/pg is not a
  *  dependency: TypeScript adds every @types package of node_modules to a project, and its types
@@ -41,8 +41,7 @@ export function open(url: string, env: NodeJS.ProcessEnv): StateBackend {
     // libpq's meaning of sslmode (lib/pq's), not node-postgres's stricter default for `require`.
     if (!u.searchParams.has("sslmode") && !env.PGSSLMODE) u.searchParams.set("sslmode", "require");
     u.searchParams.set("uselibpqcompat", "true");
-    const folder = decodeURIComponent(u.pathname.replace(/^\/+/, ""));
-    const keyPrefix = folder === "" || folder.endsWith("/") ? folder : `${folder}/`;
+    const prefix = keyPrefix(u);
     const client = new Client({ connectionString: u.toString() });
     let connected: Promise<unknown> | undefined;
     const query = async (sql: string, values: unknown[]) => {
@@ -52,12 +51,12 @@ export function open(url: string, env: NodeJS.ProcessEnv): StateBackend {
     };
     return {
         async list(dir) {
-            const like = `${(keyPrefix + dir).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+            const like = `${(prefix + dir).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
             const rows = await query(`SELECT key FROM ${table} WHERE key LIKE $1 ORDER BY key`, [like]);
-            return rows.map((r) => String(r.key).slice(keyPrefix.length));
+            return rows.map((r) => String(r.key).slice(prefix.length));
         },
         async read(key) {
-            const rows = await query(`SELECT data FROM ${table} WHERE key = $1`, [keyPrefix + key]);
+            const rows = await query(`SELECT data FROM ${table} WHERE key = $1`, [prefix + key]);
             if (rows.length === 0) throw new Error(`no ${key} in the PostgreSQL backend`);
             // A JSON column: node-postgres parses it.
             const { data } = rows[0].data as { data?: string };

@@ -1,8 +1,10 @@
 /**
  * What `recover` reads of a state backend: the locks of a stack, and the metadata files a kill can
- * leave broken. One small interface, one file per kind of backend (fileBackend.ts,
- * postgresBackend.ts, s3Backend.ts); a new kind is one more file and one more line in
- * openStateBackend.ts.
+ * leave broken. One small interface, one file per kind of backend in this folder (file.ts,
+ * postgres.ts, s3.ts); a new kind is one more file and one more line in open.ts. The layout they
+ * share is written here once (keyPrefix, stackFolders). No code here reads or changes
+ * process.env: each backend is handed the environment it uses (the PostgreSQL and AWS clients'
+ * own defaults still come from the process's).
  *
  * Pulumi's DIY backends (pkg/backend/diy, v3.274.1) keep the same layout on each: every "file" is
  * an object keyed by its path under the URL's path (a bucket's folder, a PostgreSQL database's
@@ -36,16 +38,33 @@ export interface Lock {
     gone: boolean;
 }
 
-/** The folders a stack's locks are in: project-scoped stacks, then the legacy layout. */
-function lockDirs(project: string, stack: string): string[] {
+/**
+ * Where a stack's objects are, relative to the backend's root: its lock folders and the folders
+ * its checkpoint may be in, project-scoped stacks first, then the legacy layout of a backend made
+ * before projects scoped stacks (pkg/backend/diy: `.pulumi/stacks/<project>/<stack>.json`,
+ * `.pulumi/locks/organization/<project>/<stack>/`; legacy `.pulumi/stacks/<stack>.json`,
+ * `.pulumi/locks/<stack>/`).
+ */
+export function stackFolders(project: string, stack: string): { name: string; locks: string[]; checkpoints: string[] } {
     const name = stack.split("/").pop() ?? stack;
-    return [`.pulumi/locks/organization/${project}/${name}/`, `.pulumi/locks/${name}/`];
+    return {
+        name,
+        locks: [`.pulumi/locks/organization/${project}/${name}/`, `.pulumi/locks/${name}/`],
+        checkpoints: [`.pulumi/stacks/${project}/`, ".pulumi/stacks/"],
+    };
+}
+
+/** The prefix of every key: the URL's path (a bucket's folder, a PostgreSQL database's name),
+ *  as Pulumi prefixes its bucket (diy/backend.go: `blob.PrefixedBucket`). */
+export function keyPrefix(url: URL): string {
+    const folder = decodeURIComponent(url.pathname.replace(/^\/+/, ""));
+    return folder === "" || folder.endsWith("/") ? folder : `${folder}/`;
 }
 
 /** The locks held on the stack (a killed run leaves its own; two runs at once leave two). */
 export async function readLocks(backend: StateBackend, project: string, stack: string): Promise<Lock[]> {
     const locks: Lock[] = [];
-    for (const dir of lockDirs(project, stack)) {
+    for (const dir of stackFolders(project, stack).locks) {
         // A lock is directly in the stack's folder: deeper keys belong to a stack whose name goes on.
         const keys = (await backend.list(dir)).filter((k) => k.endsWith(".json") && !k.slice(dir.length).includes("/"));
         for (const key of keys) {
@@ -66,15 +85,6 @@ export async function readLocks(backend: StateBackend, project: string, stack: s
         }
     }
     return locks;
-}
-
-/** The password of a backend URL, kept out of what is printed. */
-export function urlSecret(url: string): string | undefined {
-    try {
-        return decodeURIComponent(new URL(url).password) || undefined;
-    } catch {
-        return undefined;
-    }
 }
 
 /** Whether `pid` is a running process (not a zombie) of this machine. */

@@ -1,7 +1,7 @@
 /**
  * S3 and S3-compatible object storage as a state backend
  * (`s3://bucket/folder?region=...&endpoint=host:port&s3ForcePathStyle=true&disableSSL=true`): a
- * StateBackend of stateBackend.ts, read with the AWS SDK's S3 client.
+ * StateBackend of index.ts, read with the AWS SDK's S3 client.
  *
  * The URL is read as Pulumi v3.274.1 reads it (pkg/backend/diy/backend.go translateLegacyS3Params,
  * then gocloud.dev's s3blob and aws.V2ConfigFromURLParams): `region`, `endpoint` (http:// where
@@ -11,27 +11,34 @@
  * with their attributes: there is no metadata file to repair.
  */
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
-import type { StateBackend } from "./stateBackend";
+import { keyPrefix, type StateBackend } from "./index";
 
 export function open(url: string, env: NodeJS.ProcessEnv): StateBackend {
     const u = new URL(url);
     const q = u.searchParams;
     const bucket = decodeURIComponent(u.hostname);
-    const folder = decodeURIComponent(u.pathname.replace(/^\/+/, ""));
-    const keyPrefix = folder === "" || folder.endsWith("/") ? folder : `${folder}/`;
+    const prefix = keyPrefix(u);
     const yes = (name: string) => q.get(name)?.toLowerCase() === "true";
     let endpoint = q.get("endpoint") ?? undefined;
     if (endpoint && !endpoint.includes("://")) {
         endpoint = `${yes("disableSSL") || yes("disable_https") ? "http" : "https"}://${endpoint}`;
     }
-    // The SDK warns on every Node.js older than 22 (its future floor); this command supports 20.
-    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
     const client = new S3Client({
         // An S3-compatible server takes any region; AWS itself needs the bucket's.
         region: q.get("region") ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? (endpoint ? "us-east-1" : undefined),
         endpoint,
         forcePathStyle: yes("s3ForcePathStyle") || yes("use_path_style"),
-        profile: q.get("profile") ?? undefined,
+        profile: q.get("profile") ?? env.AWS_PROFILE,
+        // The handed environment's keys, where it has them; else the SDK's own chain (profiles).
+        ...(env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
+            ? {
+                  credentials: {
+                      accessKeyId: env.AWS_ACCESS_KEY_ID,
+                      secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+                      sessionToken: env.AWS_SESSION_TOKEN,
+                  },
+              }
+            : {}),
         // As Pulumi does for a server other than AWS: checksums only where the API requires them.
         ...(endpoint
             ? { requestChecksumCalculation: "WHEN_REQUIRED", responseChecksumValidation: "WHEN_REQUIRED" }
@@ -43,15 +50,15 @@ export function open(url: string, env: NodeJS.ProcessEnv): StateBackend {
             let token: string | undefined;
             do {
                 const page = await client.send(
-                    new ListObjectsV2Command({ Bucket: bucket, Prefix: keyPrefix + dir, ContinuationToken: token }),
+                    new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix + dir, ContinuationToken: token }),
                 );
-                for (const o of page.Contents ?? []) if (o.Key) keys.push(o.Key.slice(keyPrefix.length));
+                for (const o of page.Contents ?? []) if (o.Key) keys.push(o.Key.slice(prefix.length));
                 token = page.IsTruncated ? page.NextContinuationToken : undefined;
             } while (token);
             return keys;
         },
         async read(key) {
-            const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyPrefix + key }));
+            const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: prefix + key }));
             return (await object.Body?.transformToString("utf8")) ?? "";
         },
         async repairMetadata() {

@@ -1,11 +1,11 @@
 /**
  * A folder as a state backend (`file://`, `pulumi login --local`): a StateBackend of
- * stateBackend.ts, read with the file system.
+ * index.ts, read with the file system.
  */
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import type { StateBackend } from "./stateBackend";
+import { stackFolders, type StateBackend } from "./index";
 
 export function open(url: string, cwd: string): StateBackend {
     const rest = url.slice("file://".length).split("?")[0];
@@ -39,11 +39,9 @@ export function open(url: string, cwd: string): StateBackend {
  * such file: a row or an object is written whole, with its attributes.
  */
 function repairSidecars(root: string, project: string, stack: string): string[] {
-    const name = stack.split("/").pop() ?? stack;
-    // `.pulumi/stacks/<project>/` (pkg/backend/diy: project-scoped stacks), or the legacy layout.
-    const dirs = [path.join(root, ".pulumi", "stacks", project), path.join(root, ".pulumi", "stacks")];
+    const { name, checkpoints } = stackFolders(project, stack);
     const removed: string[] = [];
-    for (const dir of dirs) {
+    for (const dir of checkpoints.map((folder) => path.join(root, ...folder.split("/")))) {
         if (!fs.existsSync(dir)) continue;
         for (const file of fs.readdirSync(dir).filter((f) => f.startsWith(`${name}.json`) && f.endsWith(".attrs"))) {
             const at = path.join(dir, file);
