@@ -18,7 +18,7 @@
  * run reaches the internet.
  */
 import { strict as assert } from "assert";
-import { execFileSync } from "child_process";
+import { execFileSync, spawnSync } from "child_process";
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
@@ -201,7 +201,7 @@ describe("a release, as users of each language get it", function () {
         );
     });
 
-    it("the plugin archives: single executables for linux and windows (by their headers), the bundle for darwin", () => {
+    it("the plugin archives: single executables, checked by their headers; darwin's signed ad hoc, every page's hash right", () => {
         const fuse = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1";
         const elf = (file: Buffer, machine: number) => {
             assert.equal(file.subarray(0, 4).toString("latin1"), "\x7fELF");
@@ -218,12 +218,50 @@ describe("a release, as users of each language get it", function () {
         assert.equal(exe.subarray(pe, pe + 4).toString("latin1"), "PE\0\0");
         assert.equal(exe.readUInt16LE(pe + 4), 0x8664, "x86-64");
         assert.ok(exe.includes(fuse), "the application is injected (its fuse is set)");
-        for (const platform of ["darwin-amd64", "darwin-arm64"]) {
+        // macOS runs only validly signed code: the signature is read by the signer's library
+        // (tools/machosign verify), which hashes each page the CodeDirectory covers.
+        for (const [platform, cpu] of [
+            ["darwin-amd64", "Amd64"],
+            ["darwin-arm64", "AARCH64"],
+        ]) {
             const files = untar(path.join(dir, archiveName(platform)));
-            assert.match(String(files.get(PLUGIN)), /^#!\/bin\/sh\n[\s\S]*exec node /, "a launcher of the bundle");
-            const bundle = String(files.get(`${PLUGIN}.js`));
-            assert.ok(bundle.includes("/pulumirpc.ResourceProvider/Create"), "the bundle holds the gRPC stubs");
-            assert.ok(bundle.includes("WebhookConnection"), "and the resources");
+            assert.deepEqual([...files.keys()].sort(), [PLUGIN, "README.md"], "one executable");
+            const executable = files.get(PLUGIN) as Buffer;
+            const file = path.join(scratch, `${platform}-${PLUGIN}`);
+            fs.writeFileSync(file, executable);
+            const signature = JSON.parse(
+                execFileSync("go", ["run", ".", "verify", file], {
+                    cwd: path.join(root, "tools", "machosign"),
+                    encoding: "utf8",
+                }),
+            ) as {
+                cpu: string;
+                identifier: string;
+                flags: string;
+                mismatchedPages: number[];
+                pages: number;
+                sections: string[];
+            };
+            assert.equal(signature.cpu, cpu, `${platform}: the Mach-O header's CPU type`);
+            assert.equal(signature.flags, "adhoc", platform);
+            assert.equal(signature.identifier, PLUGIN, platform);
+            assert.deepEqual(signature.mismatchedPages, [], `${platform}: each page matches its hash`);
+            assert.ok(
+                signature.pages > 1000,
+                `${platform}: the CodeDirectory covers the executable (${signature.pages} pages)`,
+            );
+            assert.ok(signature.sections.includes("NODE_SEA,__NODE_SEA_BLOB"), `${platform}: the application's blob`);
+            assert.ok(executable.includes(fuse), `${platform}: the application is injected (its fuse is set)`);
+            // And the check sees a changed byte of the code.
+            const changed = Buffer.from(executable);
+            changed[changed.indexOf(fuse)] ^= 1;
+            fs.writeFileSync(file, changed);
+            const tampered = spawnSync("go", ["run", ".", "verify", file], {
+                cwd: path.join(root, "tools", "machosign"),
+                encoding: "utf8",
+            });
+            assert.equal(tampered.status, 1, `${platform}: ${tampered.stderr}`);
+            assert.match(tampered.stderr, /: 1 of \d+ pages do not match their hashes/);
         }
     });
 
