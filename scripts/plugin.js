@@ -10,13 +10,11 @@
  *
  * The plugin is one file: dist/native/server.js with everything it requires, bundled by esbuild
  * (the SBOM, CycloneDX, lists each package in the bundle, from esbuild's own record of it). Where
- * Node.js can make a single executable application, the archive holds one executable,
- * `pulumi-resource-chatbot` (`.exe` on Windows, the name the engine looks for there): the
- * `node` of the npm registry's `node-<os>-<arch>` package with the bundle injected by `postject`,
- * so a machine needs nothing installed. macOS runs only validly signed code on arm64, and Node's
- * x64 build carries a hardened-runtime signature that the injection breaks; nothing here re-signs
- * (docs/releasing.md), so the darwin archives hold the bundle and a launcher that runs it with the
- * machine's Node.js (20.18 or later).
+ * Each archive holds one executable, `pulumi-resource-chatbot` (`.exe` on Windows, the name the
+ * engine looks for there): the `node` of the npm registry's `node-<os>-<arch>` package with the
+ * bundle injected by `postject`, so a machine needs nothing installed. macOS runs only validly
+ * signed code (on arm64 always), and the injection leaves Node's own signature invalid: the
+ * darwin executables are signed again, ad hoc, by tools/machosign (docs/releasing.md).
  *
  * Archives are the same bytes for the same commit: entries sorted, owner and times fixed (the
  * commit's time), modes set, nothing from this machine's paths.
@@ -59,22 +57,14 @@ const NODE_PACKAGES = {
     ],
 };
 
-/** The platforms released, and how each archive is made. */
-const PLATFORMS = {
-    "linux-amd64": "executable",
-    "linux-arm64": "executable",
-    "darwin-amd64": "nodejs",
-    "darwin-arm64": "nodejs",
-    "windows-amd64": "executable",
-};
+/** The platforms released. */
+const PLATFORMS = Object.keys(NODE_PACKAGES);
 
 /** The fuse Node.js checks for an injected application (its SEA documentation). */
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 
-const LAUNCHER = `#!/bin/sh
-# pulumi-chatbot's native provider plugin, run with the machine's Node.js (20.18 or later).
-exec node "$(dirname "$0")/${NAME}.js" "$@"
-`;
+/** The Mach-O signer, a Go command of this repository (`go run` builds it once into Go's cache). */
+const MACHOSIGN = path.join(root, "tools", "machosign");
 
 const HOST = `${{ win32: "windows" }[process.platform] ?? process.platform}-${{ x64: "amd64" }[process.arch] ?? process.arch}`;
 
@@ -184,17 +174,29 @@ async function singleExecutable(platform, bundleDir, dir, cache) {
     console.log = () => {};
     process.stderr.write = (chunk, ...rest) =>
         /Can't find string offset/.test(String(chunk)) || write.call(process.stderr, chunk, ...rest);
+    const darwin = platform.startsWith("darwin");
     try {
-        await inject(target, "NODE_SEA_BLOB", fs.readFileSync(blob), { sentinelFuse: SEA_FUSE });
+        // On macOS the blob goes in a segment of its own, where Node.js looks for it.
+        await inject(target, "NODE_SEA_BLOB", fs.readFileSync(blob), {
+            sentinelFuse: SEA_FUSE,
+            ...(darwin ? { machoSegmentName: "NODE_SEA" } : {}),
+        });
     } finally {
         [console.log, process.stderr.write] = [log, write];
+    }
+    if (darwin) {
+        // Ad hoc: no certificate and no time in it, so the same bytes every build.
+        execFileSync("go", ["run", ".", "sign", target, NAME], {
+            cwd: MACHOSIGN,
+            stdio: ["ignore", "ignore", "inherit"],
+        });
     }
     return target;
 }
 
 /** The archive of `files` (names in `dir`), their modes set: the umask has no say. */
 function archive(dir, files, out, epoch) {
-    for (const f of files) fs.chmodSync(path.join(dir, f), f.endsWith(".js") || f.endsWith(".md") ? 0o644 : 0o755);
+    for (const f of files) fs.chmodSync(path.join(dir, f), f.endsWith(".md") ? 0o644 : 0o755);
     return tarGz(dir, files, out, epoch);
 }
 
@@ -211,14 +213,7 @@ async function build(platforms, outDir) {
         for (const platform of platforms) {
             const dir = path.join(work, platform);
             fs.mkdirSync(dir);
-            let files;
-            if (PLATFORMS[platform] === "executable") {
-                files = [path.basename(await singleExecutable(platform, bundleDir, dir, cache))];
-            } else {
-                fs.copyFileSync(path.join(bundleDir, `${NAME}.js`), path.join(dir, `${NAME}.js`));
-                fs.writeFileSync(path.join(dir, NAME), LAUNCHER);
-                files = [NAME, `${NAME}.js`];
-            }
+            const files = [path.basename(await singleExecutable(platform, bundleDir, dir, cache))];
             fs.copyFileSync(path.join(root, "README.md"), path.join(dir, "README.md"));
             const out = path.join(outDir, `${NAME}-v${pkg.version}-${platform}.tar.gz`);
             made.push(archive(dir, [...files, "README.md"], out, epoch));
@@ -233,7 +228,7 @@ async function build(platforms, outDir) {
 
 /** The SBOM with the Node.js runtime each single executable carries, as a component. */
 function withRuntimes(sbom, platforms) {
-    for (const platform of platforms.filter((p) => PLATFORMS[p] === "executable")) {
+    for (const platform of platforms) {
         const [name, integrity] = NODE_PACKAGES[platform];
         sbom.components.push({
             type: "platform",
@@ -257,8 +252,8 @@ if (require.main === module) {
     const all = args.includes("--all");
     const outIndex = args.indexOf("--out");
     const outDir = path.resolve(outIndex >= 0 ? args[outIndex + 1] : path.join(root, ".plugin"));
-    if (!all && !PLATFORMS[HOST]) throw new Error(`no plugin archive for ${HOST}`);
-    build(all ? Object.keys(PLATFORMS) : [HOST], outDir)
+    if (!all && !PLATFORMS.includes(HOST)) throw new Error(`no plugin archive for ${HOST}`);
+    build(all ? PLATFORMS : [HOST], outDir)
         .then(({ made, sbom }) => {
             if (!all) return console.log(made[0]);
             const file = path.join(outDir, `${NAME}-v${pkg.version}.sbom.cdx.json`);

@@ -1,7 +1,9 @@
 /**
  * `pulumi-chatbot/native`: the same resources as classes of the native provider plugin
- * (`pulumi-resource-chatbot`, types `chatbot:index:<Type>`), for programs whose project lists the
- * plugin under `plugins.providers`. Typed with the dynamic classes' own argument and output types,
+ * (`pulumi-resource-chatbot`, types `chatbot:index:<Type>`). Like the generated SDKs of other
+ * languages, each resource and `Provider` names the plugin's version and download address, so the
+ * engine downloads the plugin from the release the first time a program needs it. Typed with the
+ * dynamic classes' own argument and output types,
  * so nothing is written twice; what `pulumi import` prints for them runs as it is. `Provider` is
  * the plugin's explicit provider, its settings those of the schema (./schema.ts): one program can
  * manage connections in two accounts. Other languages' SDKs are generated from the same schema
@@ -13,7 +15,12 @@ import type { LegacyWebhookArgs, LegacyWebhookOutputs } from "../resources/legac
 import { resourceOfType } from "../resources/registry";
 import { unsetProperties } from "../resources/spec";
 import type { WebhookConnectionArgs, WebhookConnectionOutputs } from "../resources/webhookConnection";
-import { PACKAGE, SETTINGS, token } from "./schema";
+import { PACKAGE, PLUGIN_DOWNLOAD_URL, SETTINGS, token, VERSION } from "./schema";
+
+/** The plugin of this package's version, from its release: the options the generated SDKs give
+ *  every resource (Pulumi's Node.js SDKs merge them the same way), so a user's own wins. */
+const withPlugin = (opts: pulumi.CustomResourceOptions | undefined): pulumi.CustomResourceOptions =>
+    pulumi.mergeOptions({ version: VERSION, pluginDownloadURL: PLUGIN_DOWNLOAD_URL }, opts);
 
 /** A class of the native provider: `new X(name, args, opts)`, and `X.get(name, id)`. */
 export interface NativeResourceClass<Args, Outputs> {
@@ -37,7 +44,7 @@ function nativeClass<Args, Outputs>(type: string): NativeResourceClass<Args, Out
         }
 
         constructor(name: string, args: Args | undefined, opts?: pulumi.CustomResourceOptions) {
-            super(token(type), name, { ...unsetProperties(spec, "all"), ...(args ?? {}) }, opts);
+            super(token(type), name, { ...unsetProperties(spec, "all"), ...(args ?? {}) }, withPlugin(opts));
         }
     }
     return Native as unknown as NativeResourceClass<Args, Outputs>;
@@ -73,6 +80,6 @@ export class Provider extends pulumi.ProviderResource {
             ...opts,
             additionalSecretOutputs: [...(opts.additionalSecretOutputs ?? []), ...SECRET_SETTINGS],
         };
-        super(PACKAGE, name, props, sealed);
+        super(PACKAGE, name, props, withPlugin(sealed));
     }
 }

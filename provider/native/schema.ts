@@ -14,7 +14,8 @@ import { validate } from "../schema/validate";
 
 export const PACKAGE = "chatbot";
 const PACKAGE_JSON = require("../../package.json") as { version: string; repository: { url: string } };
-const VERSION: string = PACKAGE_JSON.version;
+/** The package's version: the plugin's, the SDKs' and the schema's. */
+export const VERSION: string = PACKAGE_JSON.version;
 
 /**
  * The repository's home, named once (package.json `repository`), as `github.com/<owner>/<repo>`:

