@@ -25,6 +25,7 @@ const LONGEST_FIRST = [
     "cli/killedProcesses.test.ts",
     "cli/rateLimits.test.ts",
     "cli/stateBackends.test.ts",
+    "cli/packaging.test.ts",
     "cli/examples.test.ts",
     "cli/echoedSecrets.test.ts",
     "cli/nativeProvider.test.ts",
@@ -34,6 +35,7 @@ const LONGEST_FIRST = [
     "cli/webhookConnection.test.ts",
     "cli/discover.test.ts",
     "cli/legacyWebhook.test.ts",
+    "cli/policy.test.ts",
 ];
 
 /**
