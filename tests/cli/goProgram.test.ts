@@ -14,7 +14,14 @@ import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { emptySimulator, installedTesting, root } from "../helpers/support";
 import { CHANGES_EXIT_CODE, isSecret, ok, plain, pulumiCli, PulumiStack, STORY, OTHER_STORY } from "../helpers/pulumi";
-import { buildGoProgram, copyGoExample, exampleConfig, go, PLUGIN_DIR, pluginArchive } from "../helpers/languagePrograms";
+import {
+    buildGoProgram,
+    copyGoExample,
+    exampleConfig,
+    go,
+    PLUGIN_DIR,
+    pluginArchive,
+} from "../helpers/languagePrograms";
 
 const { check } = require("../../scripts/gen-sdk.js") as {
     check(languages: string[]): Record<string, string[]>;
