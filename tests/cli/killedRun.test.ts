@@ -4,7 +4,9 @@
  * step (`pulumi-chatbot recover`) and the next run. Afterwards the API holds each declared
  * connection exactly once, the state equals the API, `preview --expect-no-changes` passes, no
  * pending operation or warning is left, and no secret is in plain text in `pulumi stack export`.
- * Then the cases where the evidence does not single out one connection.
+ * Then the cases where the evidence does not single out one connection. The kill matrices (seeded
+ * moments, both deliveries) are tests/cli/killMatrixUp.test.ts and killMatrixMore.test.ts: three
+ * files that `npm test` runs side by side.
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
@@ -14,7 +16,6 @@ import {
     assertConverged,
     chatbotCli,
     declared,
-    destroyKills,
     HEADER_VALUE,
     HOOK_TOKEN,
     liveRunRefused,
@@ -22,7 +23,6 @@ import {
     recoverRun,
     SECRET_CONFIG,
     SECRETS,
-    upKillMatrix,
 } from "../helpers/killedRuns";
 import { folderStore } from "../helpers/stateBackends";
 import { connectionAsOutputs, emptySimulator, installedTesting } from "../helpers/support";
@@ -161,17 +161,6 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
         assert.equal((await stack.run("preview", { expectNoChanges: true })).code, 0);
     });
 
-    it("up killed at 12 seeded moments while creates, updates, replaces and deletes are in flight: recovered, each connection once", async () => {
-        const report = await upKillMatrix(sim, {
-            store: folderStore,
-            rounds: Number(process.env.KILL_ROUNDS ?? 12),
-            seed: 20261125,
-        });
-        console.log(`      ${report.join("\n      ")}`);
-    });
-
-    it("destroy killed at 3 seeded moments: recovered, and the next destroy leaves nothing", () =>
-        destroyKills(sim, { store: folderStore, rounds: 3, seed: 7 }));
     /** One v2 connection's declaration with every kind of secret; `name` is the connection's. */
     const full = (resource: string, name = resource, url = `https://hooks.example.com/${name}`): Declared => ({
         kind: "WebhookConnection",
@@ -390,11 +379,6 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
 
     it("a run that is still going keeps its lock: recover refuses and changes nothing", () =>
         liveRunRefused(sim, folderStore));
-
-    it("the native plugin: up killed at 3 seeded moments and destroy at 2, recovered", async () => {
-        await upKillMatrix(sim, { store: folderStore, rounds: 3, seed: 42, native: true });
-        await destroyKills(sim, { store: folderStore, rounds: 2, seed: 42, native: true });
-    });
 
     describe("each guard of recover, held by a case", () => {
         /** Runs recover, which must exit 0 having adopted exactly `adopted` (resource name to id)

@@ -7,7 +7,7 @@ import { strict as assert } from "assert";
 import { execFile } from "child_process";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
-import { emptySimulator, root } from "./support";
+import { emptySimulator, installedTesting, root } from "./support";
 import {
     CONNECTION_TYPE,
     declareStack,
@@ -332,4 +332,26 @@ export async function liveRunRefused(sim: ChatbotSimulator, store: StateStore): 
         sim.latencyMs = 0;
         made.dispose();
     }
+}
+
+/**
+ * The simulator of a file of kill matrices (tests/cli/killMatrix*.test.ts), for mocha's hooks of
+ * the enclosing describe: started before its cases, emptied with no latency before each, closed
+ * after. Returns how to reach it once started.
+ */
+export function matrixSimulator(): () => ChatbotSimulator {
+    let sim: ChatbotSimulator | undefined;
+    before(async () => {
+        sim = await installedTesting().ChatbotSimulator.start({
+            stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" },
+        });
+    });
+    beforeEach(() => {
+        emptySimulator(sim!);
+        sim!.latencyMs = 0;
+    });
+    after(async () => {
+        await sim?.close();
+    });
+    return () => sim!;
 }

@@ -59,6 +59,13 @@ func sign(file, id string) error {
 		EntitlementsDER: []byte{},
 		SpecialSlots:    []cstypes.SpecialSlot{},
 	}
+	// Apple's signer places the signature on a 16-byte boundary (as Go's linker leaves room for,
+	// cmd/link/internal/ld/macho.go); postject's rewrite can leave the old one 8 bytes off, and
+	// the library signs where the old signature began. The 8 bytes between are __LINKEDIT's,
+	// covered by the page hashes like the rest.
+	if cs := f.CodeSignature(); cs != nil && cs.Offset%16 != 0 {
+		cs.Offset += 16 - cs.Offset%16
+	}
 	if err := f.CodeSign(config); err != nil {
 		return err
 	}

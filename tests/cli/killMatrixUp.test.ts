@@ -1,0 +1,25 @@
+/**
+ * `pulumi up` SIGKILLed at 12 seeded moments while creates, updates, replaces and deletes are in
+ * flight, through the real pulumi CLI against the simulator with latency, then
+ * `pulumi-chatbot recover` and the next run (tests/helpers/killedRuns.ts): the API holds each
+ * declared connection exactly once, the state equals the API, `preview --expect-no-changes`
+ * passes, no pending operation or warning is left, and no secret is in plain text in
+ * `pulumi stack export`. Its own file so that `npm test` runs it beside the other kill cases
+ * (tests/cli/killMatrixMore.test.ts, tests/cli/killedRun.test.ts).
+ */
+import { matrixSimulator, upKillMatrix } from "../helpers/killedRuns";
+import { folderStore } from "../helpers/stateBackends";
+
+describe("a killed pulumi up at seeded moments, then `pulumi-chatbot recover`", function () {
+    this.timeout(900_000);
+    const sim = matrixSimulator();
+
+    it("up killed at 12 seeded moments while creates, updates, replaces and deletes are in flight: recovered, each connection once", async () => {
+        const report = await upKillMatrix(sim(), {
+            store: folderStore,
+            rounds: Number(process.env.KILL_ROUNDS ?? 12),
+            seed: 20261125,
+        });
+        console.log(`      ${report.join("\n      ")}`);
+    });
+});
