@@ -222,7 +222,7 @@ describe("a release, as users of each language get it", function () {
             ["darwin-arm64", "AARCH64"],
         ]) {
             const files = untar(path.join(dir, archiveName(platform)));
-            assert.deepEqual([...files.keys()].sort(), [PLUGIN, "README.md"], "one executable");
+            assert.deepEqual([...files.keys()].sort(), [PLUGIN, "README.md"].sort(), "one executable");
             const executable = files.get(PLUGIN) as Buffer;
             const file = path.join(scratch, `${platform}-${PLUGIN}`);
             fs.writeFileSync(file, executable);
