@@ -12,7 +12,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
-import { emptySimulator, installedTesting, root } from "../helpers/support";
+import { emptySimulator, installedTesting, root, PACKAGE_VERSION } from "../helpers/support";
 import { CHANGES_EXIT_CODE, isSecret, ok, plain, pulumiCli, PulumiStack, STORY, OTHER_STORY } from "../helpers/pulumi";
 import {
     buildGoProgram,
@@ -309,8 +309,7 @@ func main() {
         await go(["mod", "tidy"], project, { GOWORK: "off" });
         // The SDK asks for the plugin at the schema's version: installed from the release archive.
         const archive = pluginArchive();
-        const version = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string })
-            .version;
+        const version = PACKAGE_VERSION;
         cli(["plugin", "install", "resource", "chatbot", version, "--file", archive]);
         ok(await stack.run("up"));
         assert.deepEqual(

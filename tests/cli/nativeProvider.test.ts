@@ -13,7 +13,7 @@ import { promisify } from "util";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { resources } from "../../provider/resources/registry";
 import { keysWhere, type Field } from "../../provider/resources/spec";
-import { emptySimulator, installedRequire, installedTesting, root } from "../helpers/support";
+import { emptySimulator, installedRequire, installedTesting, root, PACKAGE_VERSION } from "../helpers/support";
 import {
     CHANGES_EXIT_CODE,
     isSecret,
@@ -328,8 +328,7 @@ outputs:
 
     it("the release archive: `pulumi plugin install --file` takes it, and a project without plugins.providers uses it", async () => {
         const archive = pluginArchive();
-        const version = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string })
-            .version;
+        const version = PACKAGE_VERSION;
         assert.match(
             path.basename(archive),
             new RegExp(`^pulumi-resource-chatbot-v${version}-(linux|darwin|windows)-(amd64|arm64)\\.tar\\.gz$`),

@@ -24,11 +24,11 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
-import { emptySimulator, installedTesting, loopbackServers, root } from "../helpers/support";
+import { emptySimulator, installedTesting, loopbackServers, root, PACKAGE_VERSION } from "../helpers/support";
 import { CHANGES_EXIT_CODE, ok, OTHER_STORY, PulumiStack, STORY } from "../helpers/pulumi";
 import { exampleConfig, go, python } from "../helpers/languagePrograms";
 
-const VERSION = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }).version;
+const VERSION = PACKAGE_VERSION;
 const REPOSITORY = "pulumi-chatbot/pulumi-chatbot";
 const GO_MODULE = `github.com/${REPOSITORY}/sdk`;
 const PLUGIN = "pulumi-resource-chatbot";

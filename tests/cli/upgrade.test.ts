@@ -9,14 +9,11 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
-import { installedTesting, root } from "../helpers/support";
+import { installedTesting, PACKAGE_VERSION } from "../helpers/support";
 import { ok, PulumiStack, tempProject } from "../helpers/pulumi";
 import { FIXTURE } from "../../scripts/upgrade-fixture";
 
 const FIXTURES = path.dirname(FIXTURE.dir("0"));
-/** This checkout's version, which the native classes name for their plugin. */
-const pkgVersion = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string })
-    .version;
 const versions = fs
     .readdirSync(FIXTURES)
     .filter((d) => /^v\d+\.\d+\.\d+/.test(d))
@@ -66,7 +63,7 @@ describe("upgrades: the state an earlier version wrote previews with no change",
                     s.type === "pulumi:providers:chatbot" &&
                     ((s.op === "create" &&
                         s.name ===
-                            `default_${pkgVersion.replace(/\./g, "_")}_github_/api.github.com/pulumi-chatbot/pulumi-chatbot`) ||
+                            `default_${PACKAGE_VERSION.replace(/\./g, "_")}_github_/api.github.com/pulumi-chatbot/pulumi-chatbot`) ||
                         (s.op === "delete" && s.name === "default"));
                 assert.deepEqual(
                     [...new Set(preview.steps.filter((s) => !swapped(s)).map((s) => s.op))],

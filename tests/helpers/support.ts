@@ -2,6 +2,7 @@
  * Shared test set-up: the package as users install it (from `npm pack`, under node_modules), and
  * loopback servers.
  */
+import * as fs from "fs";
 import * as http from "http";
 import type { AddressInfo } from "net";
 import * as path from "path";
@@ -10,6 +11,11 @@ import type * as Package from "pulumi-chatbot";
 import type * as Testing from "pulumi-chatbot/testing";
 
 export const root = path.resolve(__dirname, "..", "..");
+
+/** This checkout's version (package.json): what the release, the plugin and the native classes carry. */
+export const PACKAGE_VERSION = (
+    JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { version: string }
+).version;
 
 /** `require` as a file in the root's node_modules sees it: the installed package, not the checkout. */
 export const installedRequire = createRequire(path.join(root, "node_modules", "_tests_.js"));
