@@ -1,6 +1,6 @@
 // What every run of mocha shares: `npx mocha <file>` runs that file alone (no spec here, so mocha
 // adds none to the files named), serially. The whole suite and the quick tier name their files and
-// their mode in scripts/test.js.
+// their mode in tests/suite.mocharc.js.
 //
 // Tests are TypeScript run through ts-node. Type checking is `npm run typecheck`; here ts-node
 // only transpiles, which keeps the suite fast.

@@ -112,27 +112,41 @@ async function bundle(dir) {
     });
 }
 
-/** The `node` executable of `platform`'s registry package, downloaded once into `cache`. */
+/** The `node` executable of `platform`'s registry package, downloaded once into `cache`. Two
+ *  builds may ask at once (npm test builds the host's archive while the release builds them all):
+ *  each downloads into a folder of its own and renames it into place, so neither sees half a file. */
 function nodeExecutable(platform, cache) {
     const [name, integrity] = NODE_PACKAGES[platform];
-    const file = path.join(cache, `${name}-${NODE_VERSION}`, platform.startsWith("windows") ? "node.exe" : "node");
+    const folder = path.join(cache, `${name}-${NODE_VERSION}`);
+    const file = path.join(folder, platform.startsWith("windows") ? "node.exe" : "node");
     if (fs.existsSync(file)) return file;
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-    const [packed] = JSON.parse(
-        execFileSync(npm, ["pack", `${name}@${NODE_VERSION}`, "--json", "--pack-destination", path.dirname(file)], {
-            encoding: "utf8",
-            stdio: ["ignore", "pipe", "inherit"],
-        }),
-    );
-    if (packed.integrity !== integrity) {
-        throw new Error(`${name}@${NODE_VERSION}: integrity ${packed.integrity}, expected ${integrity}`);
+    fs.mkdirSync(cache, { recursive: true });
+    const own = fs.mkdtempSync(`${folder}.download-`);
+    try {
+        const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+        const [packed] = JSON.parse(
+            execFileSync(npm, ["pack", `${name}@${NODE_VERSION}`, "--json", "--pack-destination", own], {
+                encoding: "utf8",
+                stdio: ["ignore", "pipe", "inherit"],
+            }),
+        );
+        if (packed.integrity !== integrity) {
+            throw new Error(`${name}@${NODE_VERSION}: integrity ${packed.integrity}, expected ${integrity}`);
+        }
+        const tarball = path.join(own, packed.filename);
+        const inside = `package/bin/${path.basename(file)}`;
+        require("tar").x({ file: tarball, cwd: own, sync: true, strip: 2 }, [inside]);
+        fs.rmSync(tarball);
+        try {
+            fs.renameSync(own, folder);
+        } catch (e) {
+            // Another build put it there first: the same bytes, by the integrity both checked.
+            if (!fs.existsSync(file)) throw e;
+        }
+        return file;
+    } finally {
+        fs.rmSync(own, { recursive: true, force: true });
     }
-    const tarball = path.join(path.dirname(file), packed.filename);
-    const inside = `package/bin/${path.basename(file)}`;
-    require("tar").x({ file: tarball, cwd: path.dirname(file), sync: true, strip: 2 }, [inside]);
-    fs.rmSync(tarball);
-    return file;
 }
 
 /** `<dir>/pulumi-resource-chatbot[.exe]`: Node.js of `platform` with the bundle injected. */

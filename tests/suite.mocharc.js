@@ -1,5 +1,5 @@
 // The suite's three selections, in mocha's parallel mode, by CHATBOT_TESTS:
-// - unset: the whole suite (`npm test`), every file of tests/unit and tests/cli but ALONE (below);
+// - unset: the whole suite (`npm test`), every file of tests/unit and tests/cli;
 // - "unit": the quick tier (`npm run test:unit`), tests/unit: no pulumi CLI, no server process;
 // - "node": the files whose outcome depends on the Node.js running them (`npm run test:node`).
 //
@@ -20,6 +20,7 @@ const root = path.resolve(__dirname, "..");
 
 /** Slowest first; a file missing here still runs, after these. */
 const LONGEST_FIRST = [
+    "cli/release.test.ts",
     "cli/killMatrixUp.test.ts",
     "cli/stateBackends.test.ts",
     "cli/killedRun.test.ts",
@@ -61,15 +62,7 @@ function ordered(files) {
     return [...files].sort((a, b) => rank(a) - rank(b));
 }
 
-/**
- * Files that change the checkout while they run, so they cannot run beside others: `npm test`
- * runs them after the parallel run, one at a time (package.json). The release's `npm pack` runs
- * prepack, which deletes dist/ and builds it again: files beside it that start the plugin from the
- * checkout (plugin/ runs ../dist/native/server.js) failed with "Cannot find module" while it did.
- */
-const ALONE = ["cli/release.test.ts"];
-
-const all = [...testFiles("cli"), ...testFiles("unit")].filter((f) => !ALONE.includes(f));
+const all = [...testFiles("cli"), ...testFiles("unit")];
 const selections = {
     "": all,
     unit: testFiles("unit"),

@@ -120,11 +120,12 @@ describe("the installed package type-checks in a user's project", function () {
         assert.ok(packages.has("@pulumi/pulumi"), "the resources' declarations are read");
     });
 
-    it("npm pack from a checkout without dist builds it first (prepack) and packs every entry", () => {
+    it("npm pack builds dist first (prepack): every entry packed, and nothing an older build left there", () => {
         const fresh = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-fresh-"));
         try {
             for (const f of [
                 "provider",
+                "scripts",
                 "plugin",
                 "policy-pack",
                 "package.json",
@@ -135,6 +136,10 @@ describe("the installed package type-checks in a user's project", function () {
                 fs.cpSync(path.join(root, f), path.join(fresh, f), { recursive: true });
             }
             fs.symlinkSync(path.join(root, "node_modules"), path.join(fresh, "node_modules"), "dir");
+            // What a build of an older source tree leaves: a module since removed, in a folder
+            // since removed too.
+            fs.mkdirSync(path.join(fresh, "dist", "gone"), { recursive: true });
+            fs.writeFileSync(path.join(fresh, "dist", "gone", "removed.js"), "module.exports = 1;\n");
             const npm = process.platform === "win32" ? "npm.cmd" : "npm";
             const out = execFileSync(npm, ["pack", "--dry-run", "--json"], {
                 cwd: fresh,
@@ -144,6 +149,8 @@ describe("the installed package type-checks in a user's project", function () {
             const [{ files }] = JSON.parse(out) as Array<{ files: Array<{ path: string }> }>;
             const packed = new Set(files.map((f) => f.path));
             assert.ok(packed.has("plugin/pulumi-resource-chatbot"), "the native provider plugin is packed");
+            assert.ok(![...packed].some((f) => f.startsWith("dist/gone")), "an older build's file is not packed");
+            assert.ok(!fs.existsSync(path.join(fresh, "dist", "gone")), "nor left in dist/");
             for (const file of ["PulumiPolicy.yaml", "package.json", "index.js"]) {
                 assert.ok(packed.has(`policy-pack/${file}`), `the policy pack's ${file} is packed`);
             }

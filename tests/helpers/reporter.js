@@ -28,14 +28,17 @@ class SpecWithSummary extends Mocha.reporters.Spec {
             if (t) t.end = Date.now();
         });
         runner.once(EVENT_RUN_END, () => {
-            const times = workerTimes() ?? new Map([...seen].map(([file, t]) => [file, t.end - t.start]));
-            const slowest = [...times].sort((a, b) => b[1] - a[1]).slice(0, 10);
+            const times =
+                workerTimes() ?? new Map([...seen].map(([file, t]) => [file, { ms: t.end - t.start, cpu: undefined }]));
+            const slowest = [...times].sort((a, b) => b[1].ms - a[1].ms).slice(0, 10);
             if (slowest.length > 1) {
-                process.stdout.write("\nslowest files:\n");
-                for (const [file, ms] of slowest) {
-                    const s = Math.round(ms / 1000);
-                    const time = `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
-                    process.stdout.write(`  ${time.padStart(7)}  ${path.relative(root, file)}\n`);
+                const cpu = [...times.values()].reduce((sum, t) => sum + (t.cpu ?? 0), 0);
+                process.stdout.write(
+                    `\nslowest files (time, and CPU with child processes${cpu ? `: ${clock(cpu)} in all` : ""}):\n`,
+                );
+                for (const [file, t] of slowest) {
+                    const used = t.cpu === undefined ? "" : `  cpu ${clock(t.cpu).padStart(7)}`;
+                    process.stdout.write(`  ${clock(t.ms / 1000).padStart(7)}${used}  ${path.relative(root, file)}\n`);
                 }
             }
             const s = runner.stats || {};
@@ -46,14 +49,20 @@ class SpecWithSummary extends Mocha.reporters.Spec {
     }
 }
 
+/** 754 seconds as "12m34s". */
+function clock(seconds) {
+    const s = Math.round(seconds);
+    return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+}
+
 /** The times the workers of a parallel run wrote, or undefined in a serial run. */
 function workerTimes() {
     const file = process.env.CHATBOT_TEST_TIMES;
     if (!file || !fs.existsSync(file)) return undefined;
     const times = new Map();
     for (const line of fs.readFileSync(file, "utf8").split("\n").filter(Boolean)) {
-        const { file: f, ms } = JSON.parse(line);
-        times.set(f, ms);
+        const { file: f, ms, cpu } = JSON.parse(line);
+        times.set(f, { ms, cpu });
     }
     fs.rmSync(file, { force: true });
     return times.size > 0 ? times : undefined;
