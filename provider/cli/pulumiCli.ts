@@ -60,6 +60,10 @@ export function pulumiOnPath(): PulumiRun {
             child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
             child.on("error", (e) => resolve({ code: 127, stdout, stderr: `${stderr}${e.message}` }));
             child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
+            // A pulumi that fails before reading its input (a backend gone at that moment) closes
+            // the pipe: EPIPE here would end this process with a stack trace instead of the
+            // message of what was written; its exit code and output say what happened.
+            child.stdin.on("error", () => undefined);
             child.stdin.end(opts.stdin ?? "");
         });
 }
