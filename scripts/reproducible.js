@@ -32,7 +32,9 @@ function gitFiles(folder) {
 function tarGz(dir, entries, out, epoch) {
     require("tar").c(
         {
-            gzip: { level: 9 },
+            // zlib's default level: on a plugin executable (125 MB of Node.js) level 9 took 11.4 s
+            // of CPU against 4.1 s, for an archive 0.4% smaller; a release makes five of them.
+            gzip: { level: 6 },
             portable: true,
             noDirRecurse: true,
             mtime: new Date(epoch * 1000),
