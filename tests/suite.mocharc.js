@@ -73,6 +73,14 @@ if (!chosen) {
     throw new Error(`CHATBOT_TESTS=${process.env.CHATBOT_TESTS}: expected unit, node, or unset for the whole suite`);
 }
 
+// `npm test --ignore-scripts` (.ci/run, which builds once beforehand) means npm's own pre-step
+// only, but npm hands the setting down to every process: the suite's own `npm pack` runs (the
+// packaging case, the release) would then skip the prepack build they prove. The workers inherit
+// this environment, so it is cleared once here.
+for (const key of Object.keys(process.env)) {
+    if (key.toLowerCase() === "npm_config_ignore_scripts") delete process.env[key];
+}
+
 // Where the workers write each file's time (tests/helpers/fileTimes.js), for the reporter.
 process.env.CHATBOT_TEST_TIMES = path.join(os.tmpdir(), `chatbot-test-times-${process.pid}.jsonl`);
 

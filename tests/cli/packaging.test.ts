@@ -12,7 +12,7 @@ import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { envWithNpmScripts, root } from "../helpers/support";
+import { root } from "../helpers/support";
 import { PULUMI_TEMPLATE_TSCONFIG } from "../helpers/typescriptProject";
 
 const PROGRAM = `
@@ -143,7 +143,6 @@ describe("the installed package type-checks in a user's project", function () {
             const npm = process.platform === "win32" ? "npm.cmd" : "npm";
             const out = execFileSync(npm, ["pack", "--dry-run", "--json"], {
                 cwd: fresh,
-                env: envWithNpmScripts(),
                 encoding: "utf8",
                 stdio: "pipe",
             });

@@ -24,14 +24,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
-import {
-    emptySimulator,
-    envWithNpmScripts,
-    installedTesting,
-    loopbackServers,
-    root,
-    PACKAGE_VERSION,
-} from "../helpers/support";
+import { emptySimulator, installedTesting, loopbackServers, root, PACKAGE_VERSION } from "../helpers/support";
 import { CHANGES_EXIT_CODE, ok, OTHER_STORY, PulumiStack, STORY } from "../helpers/pulumi";
 import { exampleConfig, go, python } from "../helpers/languagePrograms";
 
@@ -48,7 +41,6 @@ function release(): { dir: string; seconds: number } {
     const started = Date.now();
     const out = execFileSync(process.execPath, [path.join(root, "scripts", "release.js")], {
         cwd: root,
-        env: envWithNpmScripts(), // its npm pack builds dist/ (prepack), as `npm run release` does
         encoding: "utf8",
         stdio: ["ignore", "pipe", "inherit"],
         timeout: 1_200_000,

@@ -82,12 +82,3 @@ export function emptySimulator(sim: Testing.ChatbotSimulator): void {
     for (const w of sim.listLegacyWebhooks()) sim.deleteLegacyWebhook(w.id);
     sim.resetRequests();
 }
-
-/** This process's environment for an `npm` whose lifecycle scripts are what a case proves (prepack):
- *  without the ignore-scripts setting that `npm test --ignore-scripts` (.ci/run, which builds once
- *  beforehand) hands down to every process the suite starts. */
-export function envWithNpmScripts(): NodeJS.ProcessEnv {
-    const env = { ...process.env };
-    for (const key of Object.keys(env)) if (key.toLowerCase() === "npm_config_ignore_scripts") delete env[key];
-    return env;
-}
