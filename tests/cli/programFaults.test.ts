@@ -1,5 +1,5 @@
 /**
- * The engine's side of the fault matrix (tests/unit/faults.test.ts runs every case on the provider
+ * The engine's side of the fault matrix (tests/helpers/faultMatrix.ts runs every case on the provider
  * module in-process): through the real pulumi CLI, a write whose answer is lost is adopted, not
  * made twice; a write the API says it did but did not fails the `up` and leaves state as the API
  * is; a delete that keeps failing leaves the resource in state for the next destroy. After each

@@ -1,19 +1,23 @@
 /**
- * Fault injection against the simulator, on the provider module called in this process as the
- * dynamic-provider plugin calls it (tests/helpers/providerSteps.ts, a named double: ~190 cases would take
- * an hour as CLI runs; tests/cli/programFaults.test.ts and tests/cli/program.test.ts show faults through
- * the real pulumi CLI, and that state keeps secrets marked).
+ * The fault matrix: fault injection against the simulator, on the provider module called in this
+ * process as the dynamic-provider plugin calls it (tests/helpers/providerSteps.ts, a named double:
+ * ~190 cases would take an hour as CLI runs; tests/cli/programFaults.test.ts and
+ * tests/cli/program.test.ts show faults through the real pulumi CLI, and that state keeps secrets
+ * marked).
  *
- * For every fault the simulator injects and every operation (create, refresh, update, delete), of
- * both resources, twice: once (a blip the retries absorb) and on every attempt (the provider gives
- * up). After each case: the API holds exactly the connections the program declares (no duplicate,
- * no orphan), state equals the API, a give-up is an error that names the operation and the cause,
- * and no secret value shows in an error (the plugin prints errors as they are).
+ * For every fault the simulator injects and every operation (create, refresh, update, delete) of a
+ * resource, twice: once (a blip the retries absorb) and on every attempt (the provider gives up).
+ * After each case: the API holds exactly the connections the program declares (no duplicate, no
+ * orphan), state equals the API, a give-up is an error that names the operation and the cause, and
+ * no secret value shows in an error (the plugin prints errors as they are).
+ *
+ * Each resource has a file of its own (tests/unit/faults*.test.ts): the cases mostly wait on the
+ * client's timeouts, so the quick tier's workers run the two side by side.
  */
 import { strict as assert } from "assert";
 import type { ChatbotSimulator, FaultKind } from "pulumi-chatbot/testing";
-import { providerModule, ResourceSteps } from "../helpers/providerSteps";
-import { connectionAsOutputs, installedTesting, emptySimulator } from "../helpers/support";
+import { providerModule, ResourceSteps } from "./providerSteps";
+import { connectionAsOutputs, installedTesting, emptySimulator } from "./support";
 
 type PropertyMap = Record<string, unknown>;
 
@@ -24,7 +28,7 @@ const PASSWORD = "pw-3a7f-fault-secret";
 const HEADER_VALUE = "hv-0b9e-fault-secret";
 
 /** The plugin's client, made impatient so that give-ups take milliseconds. */
-const TIMEOUT_MS = 120;
+export const TIMEOUT_MS = 120;
 const MAX_ATTEMPTS = 3;
 const FAST = {
     CHATBOT_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS),
@@ -93,7 +97,7 @@ const WORK_DONE = [
 ];
 
 /** A resource under test: how to declare it, where its requests go, how to compare state to the API. */
-interface Kit {
+export interface Kit {
     title: string;
     module: "webhookConnection" | "legacyWebhook";
     /** Operation names as errors give them. */
@@ -107,7 +111,7 @@ interface Kit {
     view(id: string, outputs: PropertyMap): Record<string, unknown>;
 }
 
-const v2: Kit = {
+export const v2: Kit = {
     title: "WebhookConnection",
     module: "webhookConnection",
     says: {
@@ -145,7 +149,7 @@ const v2: Kit = {
         }),
 };
 
-const legacy: Kit = {
+export const legacy: Kit = {
     title: "LegacyWebhook",
     module: "legacyWebhook",
     says: {
@@ -172,11 +176,10 @@ const legacy: Kit = {
     view: (id, o) => plain({ id, name: o.name, url: o.url, token: o.token, headers: o.headers, auth: o.auth }),
 };
 
-/** What the cases found, for the summary. */
-const tally = { cases: 0, duplicates: 0, orphans: 0, stale: 0, mismatches: 0, leaks: 0 };
-
-for (const kit of [v2, legacy]) {
+/** The whole matrix for one resource, and a summary line of what its cases found. */
+export function describeFaults(kit: Kit): void {
     describe(`${kit.title}: faults on every operation`, function () {
+        const tally = { cases: 0, duplicates: 0, orphans: 0, stale: 0, mismatches: 0, leaks: 0 };
         let sim: ChatbotSimulator;
         /** The resource "hook" of the program, and its state. */
         let hook: ResourceSteps;
@@ -246,6 +249,10 @@ for (const kit of [v2, legacy]) {
         after(async () => {
             process.env = saved;
             await sim.close();
+            console.log(
+                `      fault × operation cases: ${tally.cases}; duplicates ${tally.duplicates}, orphans ${tally.orphans}, ` +
+                    `stale state ${tally.stale}, state ≠ API ${tally.mismatches}, secret leaks ${tally.leaks}`,
+            );
         });
         beforeEach(async () => {
             await sim.idle(); // late answers of the previous case have landed
@@ -501,48 +508,6 @@ for (const kit of [v2, legacy]) {
         }
     });
 }
-
-describe("requests in flight", function () {
-    let sim: ChatbotSimulator;
-    const saved = { ...process.env };
-    const provider = providerModule("webhookConnection");
-    before(async () => {
-        sim = await installedTesting().ChatbotSimulator.start();
-        Object.assign(process.env, { CHATBOT_TOKEN: sim.token, CHATBOT_API_URL: sim.url });
-        // Slow enough that every create is still waiting when the last one starts.
-        sim.latencyMs = 250;
-    });
-    after(async () => {
-        process.env = saved;
-        await sim.close();
-    });
-
-    /** n creates at once, as `pulumi up --parallel <n or more>` sends them to one plugin. */
-    const createMany = (n: number) =>
-        Promise.all(
-            Array.from({ length: n }, (_, i) => new ResourceSteps(provider).up({ ...v2.inputs(), name: `c${i}` })),
-        );
-
-    it("16 parallel operations run side by side, not one after another", async () => {
-        sim.resetRequests();
-        await createMany(16);
-        assert.equal(sim.maxInFlight, 16);
-    });
-
-    it("a large stack never has more than 32 requests at the API at once", async () => {
-        sim.resetRequests();
-        await createMany(48);
-        assert.equal(sim.maxInFlight, 32);
-        assert.equal(sim.listConnections().length, 64);
-    });
-});
-
-after(() => {
-    console.log(
-        `      fault × operation cases: ${tally.cases}; duplicates ${tally.duplicates}, orphans ${tally.orphans}, ` +
-            `stale state ${tally.stale}, state ≠ API ${tally.mismatches}, secret leaks ${tally.leaks}`,
-    );
-});
 
 /** JSON-equal form: no undefined keys. */
 function plain(o: Record<string, unknown>): Record<string, unknown> {
