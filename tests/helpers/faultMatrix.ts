@@ -28,7 +28,7 @@ const PASSWORD = "pw-3a7f-fault-secret";
 const HEADER_VALUE = "hv-0b9e-fault-secret";
 
 /** The plugin's client, made impatient so that give-ups take milliseconds. */
-export const TIMEOUT_MS = 120;
+const TIMEOUT_MS = 120;
 const MAX_ATTEMPTS = 3;
 const FAST = {
     CHATBOT_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS),
