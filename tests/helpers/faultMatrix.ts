@@ -11,8 +11,9 @@
  * orphan), state equals the API, a give-up is an error that names the operation and the cause, and
  * no secret value shows in an error (the plugin prints errors as they are).
  *
- * Each resource has a file of its own (tests/unit/faults*.test.ts): the cases mostly wait on the
- * client's timeouts, so the quick tier's workers run the two side by side.
+ * Each resource has two files of its own (tests/unit/faults*.test.ts), one a part: the transport's
+ * faults, and answers not to be trusted with the cases of one resource. The cases mostly wait on
+ * the client's timeouts, so the quick tier's workers run the four side by side.
  */
 import { strict as assert } from "assert";
 import type { ChatbotSimulator, FaultKind } from "pulumi-chatbot/testing";
@@ -186,9 +187,14 @@ export const legacy: Kit = {
     view: (id, o) => plain({ id, name: o.name, url: o.url, token: o.token, headers: o.headers, auth: o.auth }),
 };
 
-/** The whole matrix for one resource, and a summary line of what its cases found. */
-export function describeFaults(kit: Kit): void {
-    describe(`${kit.title}: faults on every operation`, function () {
+/**
+ * One part of the matrix for one resource, and a summary line of what its cases found: "transport",
+ * each fault of FAULTS on each operation; "answers", each of UNTRUSTED on each write, and the cases
+ * of this resource alone.
+ */
+export function describeFaults(kit: Kit, part: "transport" | "answers"): void {
+    const what = part === "transport" ? "the transport's faults" : "answers not to be trusted";
+    describe(`${kit.title}: ${what} on every operation`, function () {
         const tally = { cases: 0, duplicates: 0, orphans: 0, stale: 0, mismatches: 0, leaks: 0 };
         let sim: ChatbotSimulator;
         /** The resource "hook" of the program, and its state. */
@@ -260,11 +266,12 @@ export function describeFaults(kit: Kit): void {
             process.env = saved;
             await sim.close();
             console.log(
-                `      fault × operation cases: ${tally.cases}; duplicates ${tally.duplicates}, orphans ${tally.orphans}, ` +
+                `      ${what}: ${tally.cases} cases; duplicates ${tally.duplicates}, orphans ${tally.orphans}, ` +
                     `stale state ${tally.stale}, state ≠ API ${tally.mismatches}, secret leaks ${tally.leaks}`,
             );
         });
         beforeEach(async () => {
+            tally.cases++;
             await sim.idle(); // late answers of the previous case have landed
             emptySimulator(sim);
             sim.clockOffsetMs = 0;
@@ -272,13 +279,12 @@ export function describeFaults(kit: Kit): void {
             errors = [];
         });
 
-        for (const { name, fault, says } of FAULTS) {
+        for (const { name, fault, says } of part === "transport" ? FAULTS : []) {
             for (const op of OPS) {
                 for (const always of [false, true]) {
                     const succeeds = !always || SUCCEEDS_ANYWAY[op].includes(name);
                     const title = `${op}, ${name} ${always ? "on every attempt" : "once"}: ${succeeds ? "succeeds" : "gives up clearly"}`;
                     it(title, async () => {
-                        tally.cases++;
                         const times = always ? 20 : 1;
                         const giveUp =
                             always && name === "429 with Retry-After" ? { status: 429, retryAfter: "120" } : fault;
@@ -350,7 +356,7 @@ export function describeFaults(kit: Kit): void {
         // Answers that say a write was done when it may not have been (issue: no write is taken
         // as done until the API shows it). After each: no duplicate, no orphan; the API holds what
         // the program declares, or state holds what the API does and the error says why.
-        for (const { name, fault, says } of UNTRUSTED) {
+        for (const { name, fault, says } of part === "answers" ? UNTRUSTED : []) {
             for (const op of ["create", "update", "delete"] as const) {
                 for (const always of [false, true]) {
                     it(`${op}, ${name} ${always ? "on every attempt" : "once"}: nothing is taken as done unseen`, async () => {
@@ -422,7 +428,7 @@ export function describeFaults(kit: Kit): void {
             }
         }
 
-        if (kit === v2) {
+        if (part === "answers" && kit === v2) {
             it("create whose answer comes after the provider stopped looking: the error says what to check, and following it leaves one connection", async () => {
                 // Later than the timeout and the time spent looking for it afterwards.
                 sim.inject({ method: "POST", path: kit.path.list, fault: { delayMs: TIMEOUT_MS * 4 } });
@@ -501,7 +507,7 @@ export function describeFaults(kit: Kit): void {
             });
         }
 
-        if (kit === legacy) {
+        if (part === "answers" && kit === legacy) {
             it("does not adopt an identical legacy webhook that existed before the create", async () => {
                 await step(() => new ResourceSteps(provider).up(kit.inputs()));
                 const [twin] = sim.listLegacyWebhooks();

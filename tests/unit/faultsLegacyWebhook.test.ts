@@ -1,4 +1,6 @@
-/** The fault matrix (tests/helpers/faultMatrix.ts) on `LegacyWebhook`'s provider. */
+/**
+ * The fault matrix (tests/helpers/faultMatrix.ts) on `LegacyWebhook`'s provider: the transport's faults.
+ */
 import { describeFaults, legacy } from "../helpers/faultMatrix";
 
-describeFaults(legacy);
+describeFaults(legacy, "transport");

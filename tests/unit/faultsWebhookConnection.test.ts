@@ -1,4 +1,6 @@
-/** The fault matrix (tests/helpers/faultMatrix.ts) on `WebhookConnection`'s provider. */
+/**
+ * The fault matrix (tests/helpers/faultMatrix.ts) on `WebhookConnection`'s provider: the transport's faults.
+ */
 import { describeFaults, v2 } from "../helpers/faultMatrix";
 
-describeFaults(v2);
+describeFaults(v2, "transport");
