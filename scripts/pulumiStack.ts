@@ -109,6 +109,13 @@ export interface StackOptions {
 
 const PASSPHRASE = "chatbot-tests";
 
+/** How many pulumi commands this process started, and how many of them ran the program
+ *  (preview, up, refresh, destroy): the test reporter prints them per file, beside its CPU. */
+export const pulumiRuns: { commands: number; programs: number } = ((globalThis as Record<symbol, unknown>)[
+    Symbol.for("pulumi-chatbot.pulumiRuns")
+] ??= { commands: 0, programs: 0 }) as { commands: number; programs: number };
+const PROGRAM_COMMANDS = new Set(["preview", "up", "refresh", "destroy", "import"]);
+
 export class PulumiStack {
     readonly name: string;
     readonly projectDir: string;
@@ -168,6 +175,8 @@ export class PulumiStack {
         } = {},
     ): Promise<{ code: number; stdout: string; stderr: string }> {
         const stackArgs = args[0] === "stack" && args[1] === "init" ? [] : ["--stack", this.name];
+        pulumiRuns.commands++;
+        if (PROGRAM_COMMANDS.has(args[0])) pulumiRuns.programs++;
         return new Promise((resolve) => {
             const child = execFile(
                 pulumiCli(),

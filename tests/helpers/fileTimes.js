@@ -10,6 +10,13 @@ const fs = require("fs");
 
 let started = 0;
 let cpuAtStart = 0;
+let runsAtStart = { commands: 0, programs: 0 };
+
+/** The pulumi commands this process started so far (scripts/pulumiStack.ts counts them). */
+function pulumiRuns() {
+    const counted = globalThis[Symbol.for("pulumi-chatbot.pulumiRuns")];
+    return { commands: counted?.commands ?? 0, programs: counted?.programs ?? 0 };
+}
 
 /** Seconds of CPU used by this process and its children that ended and were waited for (Linux's
  *  /proc/self/stat: utime, stime, cutime, cstime, in clock ticks of 1/100 s); elsewhere this
@@ -25,10 +32,38 @@ function cpuSeconds() {
     }
 }
 
+/** The cases of a suite and its suites. */
+function countTests(suite) {
+    return suite.tests.length + suite.suites.reduce((n, s) => n + countTests(s), 0);
+}
+
+let caseStarted = 0;
+let caseCpuAtStart = 0;
+
 exports.mochaHooks = {
+    // With CHATBOT_TEST_CASES naming a file, each case's time and CPU go there too (hooks' are the
+    // file's only): where to look when a file's CPU grows.
+    beforeEach() {
+        caseStarted = Date.now();
+        caseCpuAtStart = cpuSeconds();
+    },
+    afterEach() {
+        const out = process.env.CHATBOT_TEST_CASES;
+        if (!out || !this.currentTest) return;
+        fs.appendFileSync(
+            out,
+            `${JSON.stringify({
+                file: this.currentTest.file,
+                title: this.currentTest.fullTitle(),
+                ms: Date.now() - caseStarted,
+                cpu: cpuSeconds() - caseCpuAtStart,
+            })}\n`,
+        );
+    },
     beforeAll() {
         started = Date.now();
         cpuAtStart = cpuSeconds();
+        runsAtStart = pulumiRuns();
     },
     afterAll() {
         const out = process.env.CHATBOT_TEST_TIMES;
@@ -37,7 +72,14 @@ exports.mochaHooks = {
         if (!out || files.length !== 1) return;
         fs.appendFileSync(
             out,
-            `${JSON.stringify({ file: files[0], ms: Date.now() - started, cpu: cpuSeconds() - cpuAtStart })}\n`,
+            `${JSON.stringify({
+                file: files[0],
+                ms: Date.now() - started,
+                cpu: cpuSeconds() - cpuAtStart,
+                tests: this.test.parent.suites.reduce((n, s) => n + countTests(s), 0),
+                pulumi: pulumiRuns().commands - runsAtStart.commands,
+                programs: pulumiRuns().programs - runsAtStart.programs,
+            })}\n`,
         );
     },
 };

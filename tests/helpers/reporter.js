@@ -38,8 +38,27 @@ class SpecWithSummary extends Mocha.reporters.Spec {
                 );
                 for (const [file, t] of slowest) {
                     const used = t.cpu === undefined ? "" : `  cpu ${clock(t.cpu).padStart(7)}`;
-                    process.stdout.write(`  ${clock(t.ms / 1000).padStart(7)}${used}  ${path.relative(root, file)}\n`);
+                    const runs = t.programs === undefined ? "" : `  ${String(t.programs).padStart(3)} pulumi runs`;
+                    process.stdout.write(
+                        `  ${clock(t.ms / 1000).padStart(7)}${used}${runs}  ${path.relative(root, file)}\n`,
+                    );
                 }
+            }
+            // Every file's figures, for a closing note's table: CHATBOT_TEST_REPORT names the file.
+            if (process.env.CHATBOT_TEST_REPORT) {
+                const rows = [...times].sort((a, b) => a[0].localeCompare(b[0]));
+                fs.writeFileSync(
+                    process.env.CHATBOT_TEST_REPORT,
+                    [
+                        "| file | cases | pulumi runs (of them: the program's) | wall | CPU |",
+                        "|---|---:|---:|---:|---:|",
+                        ...rows.map(
+                            ([file, t]) =>
+                                `| ${path.relative(root, file)} | ${t.tests ?? ""} | ${t.pulumi ?? ""} (${t.programs ?? ""}) | ${clock(t.ms / 1000)} | ${t.cpu === undefined ? "" : clock(t.cpu)} |`,
+                        ),
+                        "",
+                    ].join("\n"),
+                );
             }
             const s = runner.stats || {};
             process.stdout.write(
@@ -61,8 +80,8 @@ function workerTimes() {
     if (!file || !fs.existsSync(file)) return undefined;
     const times = new Map();
     for (const line of fs.readFileSync(file, "utf8").split("\n").filter(Boolean)) {
-        const { file: f, ms, cpu } = JSON.parse(line);
-        times.set(f, { ms, cpu });
+        const { file: f, ...figures } = JSON.parse(line);
+        times.set(f, figures);
     }
     fs.rmSync(file, { force: true });
     return times.size > 0 ? times : undefined;
