@@ -355,9 +355,21 @@ describe("a release, as users of each language get it", function () {
             GONOSUMDB: GO_MODULE,
             GOSUMDB: "off",
         };
-        await go(["mod", "init", "example.com/chatbot-go-user"], project, goEnv);
-        await go(["get", `${GO_MODULE}@v${VERSION}`, "github.com/pulumi/pulumi/sdk/v3@v3.274.1"], project, goEnv);
-        await go(["mod", "tidy"], project, goEnv);
+        const getTheSdk = async (where: string, env: Record<string, string>) => {
+            await go(["mod", "init", "example.com/chatbot-go-user"], where, env);
+            await go(["get", `${GO_MODULE}@v${VERSION}`, "github.com/pulumi/pulumi/sdk/v3@v3.274.1"], where, env);
+            await go(["mod", "tidy"], where, env);
+        };
+        // The module cache is the stand-in for the Go module proxy below, and the go.mod files that
+        // resolving the SDK's module graph reads (errcheck's, required by gogo/protobuf's go.mod)
+        // are in it only if some earlier build happened to read them: the same steps in a folder of
+        // their own, with the real proxy after the release's, put them there first. A fresh
+        // machine's cache lacked them ("module lookup disabled by GOPROXY=off").
+        const warmUp = path.join(scratch, "go-warm-up");
+        fs.mkdirSync(warmUp);
+        const proxy = execFileSync("go", ["env", "GOPROXY"], { encoding: "utf8" }).trim();
+        await getTheSdk(warmUp, { ...goEnv, GOPROXY: `file://${path.join(dir, "goproxy")},${proxy}` });
+        await getTheSdk(project, goEnv);
         assert.match(fs.readFileSync(path.join(project, "go.mod"), "utf8"), new RegExp(`${GO_MODULE} v${VERSION}`));
         // What the host runs first, with its flags: a cold cache compiles the Pulumi SDK here.
         await go(
