@@ -20,6 +20,7 @@ import { pulumiCli } from "../scripts/pulumiStack";
 import { writeBaselineProject, type BaselineProject } from "./baselines";
 import { measurePipelines } from "./pipelines";
 import { median, since } from "./measure";
+import { measureCompileCache } from "./compileCache";
 import * as report from "./report";
 import {
     LATENCY_MS,
@@ -59,11 +60,6 @@ const SUBJECTS: SubjectName[] = ["ours", "native", "requests-only", "waiting-onl
 
 function log(msg: string): void {
     process.stderr.write(`[bench ${(since(0) / 1000).toFixed(1)} s] ${msg}\n`);
-}
-
-function spread(xs: number[], fmt: (x: number) => string): string {
-    if (xs.length === 1) return fmt(xs[0]);
-    return `${fmt(median(xs))} (${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))}, ${xs.length} runs)`;
 }
 
 function met(ok: boolean | undefined): string {
@@ -170,7 +166,7 @@ function section(a: AtParallel): { rows: report.Row[]; details: string[] } {
             {
                 n: num,
                 figure: `pulumi ${what} of ${n}${at}: wall time`,
-                value: `${spread(
+                value: `${report.spread(
                     of("ours", k).map((p) => p.wallMs),
                     report.ms,
                 )}; ${report.ratio(wallRatio)} × requests-only`,
@@ -276,6 +272,7 @@ async function main(): Promise<void> {
         log("the serialized provider, from a real stack's state");
         const size = await sizes(project.dir, { freshProject: !QUICK });
 
+        const compileCache = ONLY_PIPELINES ? [] : [await measureCompileCache(QUICK ? 3 : 7, log)];
         const measured: AtParallel[] = [];
         if (!ONLY_PIPELINES) for (const parallel of PARALLELS) measured.push(await measureAt(parallel, project.dir));
 
@@ -292,6 +289,7 @@ async function main(): Promise<void> {
             },
             ...sections.flatMap((s) => s.rows),
             ...pipelines,
+            ...compileCache,
         ];
         const setup = [
             `Pulumi: the pulumi CLI ${cliVersion} (\`npm run pulumi-path\`), run as a user runs it, hermetically (file backend, PULUMI_HOME in a temporary folder); its dynamic-provider plugin, and the program run by @pulumi/pulumi ${sdkVersion}. Every command starts a fresh plugin. "The CLI's default" parallelism is what \`pulumi up\` uses without \`--parallel\`; the most requests the API saw at once is given below.`,
