@@ -1,5 +1,6 @@
 /** The benchmark's table, as text for the terminal and as markdown for bench/RESULTS.md. */
 import * as os from "node:os";
+import { median } from "./measure";
 
 export interface Row {
     /** The issue's figure number, blank for a supporting row. */
@@ -110,6 +111,12 @@ export function mib(n: number): string {
 
 export function ms(n: number): string {
     return n >= 100 ? `${Math.round(n)} ms` : `${n.toFixed(n >= 10 ? 1 : 2)} ms`;
+}
+
+/** The median of runs, with their range and count in brackets. */
+export function spread(xs: number[], fmt: (x: number) => string): string {
+    if (xs.length === 1) return fmt(xs[0]);
+    return `${fmt(median(xs))} (${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))}, ${xs.length} runs)`;
 }
 
 export function ratio(n: number): string {

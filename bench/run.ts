@@ -272,7 +272,7 @@ async function main(): Promise<void> {
         log("the serialized provider, from a real stack's state");
         const size = await sizes(project.dir, { freshProject: !QUICK });
 
-        const compileCache = ONLY_PIPELINES ? [] : [await measureCompileCache(QUICK ? 3 : 7, log)];
+        const compileCache = ONLY_PIPELINES ? undefined : await measureCompileCache(project.dir, QUICK ? 3 : 7, log);
         const measured: AtParallel[] = [];
         if (!ONLY_PIPELINES) for (const parallel of PARALLELS) measured.push(await measureAt(parallel, project.dir));
 
@@ -289,7 +289,7 @@ async function main(): Promise<void> {
             },
             ...sections.flatMap((s) => s.rows),
             ...pipelines,
-            ...compileCache,
+            ...(compileCache?.rows ?? []),
         ];
         const setup = [
             `Pulumi: the pulumi CLI ${cliVersion} (\`npm run pulumi-path\`), run as a user runs it, hermetically (file backend, PULUMI_HOME in a temporary folder); its dynamic-provider plugin, and the program run by @pulumi/pulumi ${sdkVersion}. Every command starts a fresh plugin. "The CLI's default" parallelism is what \`pulumi up\` uses without \`--parallel\`; the most requests the API saw at once is given below.`,
@@ -298,9 +298,11 @@ async function main(): Promise<void> {
             `Plugin CPU and peak RSS: of the dynamic-provider plugin process the CLI starts, sampled from /proc every 20 ms (CPU at its last sample, VmHWM at its peak).`,
             `References, through the same CLI, plugin and program, with the same inputs and secret marks: the requests-only provider sends the same requests as ours (POST and read-back GET per create, GET per refresh) with undici and does nothing else (no validation, envelope or write checks, retries, secret handling); the waiting-only provider sends nothing and only waits as long per operation as ours spent on the API. Goals are ratios to the requests-only reference.`,
             `Medians over ${SIZES.reps} run(s) of each subject, alternating their order (range in brackets).`,
+            ...(compileCache?.setup ?? []),
         ];
         const details = [
             ...sections.flatMap((s) => s.details),
+            ...(compileCache?.details ?? []),
             `serialized: ${JSON.stringify(size.connectionText.split("\n").find((l) => l.includes("require(")) ?? "")}; ` +
                 `node_modules/pulumi-chatbot is the \`npm pack\` output: ${size.packMatch}; ${size.freshProject}`,
             `load average at the end: ${report.machine(sdkVersion).load} (other work on the machine inflates every figure)`,

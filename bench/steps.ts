@@ -1,8 +1,8 @@
 /**
  * The benchmark's steps, each a real `pulumi` command (scripts/pulumiStack.ts: the pinned CLI or
- * the one on PATH, hermetic) on a program of n connections, and how each figure is measured: the
- * command's wall time, and the CPU and peak memory of the dynamic-provider plugin the CLI starts
- * for it, sampled from /proc. bench/run.ts runs them and prints the table.
+ * the one on PATH, hermetic) on a program of n connections or on the quickstart, and how each
+ * figure is measured: the command's wall time, the CPU of the CLI and all it started, and the CPU
+ * and peak memory of the dynamic-provider plugin the CLI starts for it, sampled from /proc. bench/run.ts runs them and prints the table.
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -10,7 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { createRequire } from "node:module";
 import { PulumiStack, type RunResult } from "../scripts/pulumiStack";
-import { processCpuMs, processMemory, since } from "./measure";
+import { endedChildrenCpuMs, processCpuMs, processMemory, since } from "./measure";
 import { RemoteSimulator, type RequestStats } from "./simulator";
 
 export const root = path.resolve(__dirname, "..");
@@ -110,6 +110,49 @@ export async function benchStack(
     return stack;
 }
 
+/** Where `npm start`'s program is: a TypeScript program of two connections (see scripts/quickstart.ts). */
+export const QUICKSTART = path.join(root, "examples", "quickstart");
+
+/**
+ * A stack of the quickstart (examples/quickstart, the program `npm start` runs), copied into
+ * `dir` (inside the repository, so `pulumi-chatbot` and `@pulumi/pulumi` resolve from the root's
+ * node_modules) and configured as `npm start` configures it, with the simulator as the API. As
+ * `npm start`, ts-node only transpiles the program. `env` is added to every command's environment.
+ */
+export async function quickstartStack(
+    dir: string,
+    name: string,
+    env: Record<string, string | undefined> = {},
+): Promise<PulumiStack> {
+    const api = simulator();
+    const projectDir = path.join(dir, name);
+    fs.cpSync(QUICKSTART, projectDir, { recursive: true, filter: (src) => !src.includes("node_modules") });
+    const stack = await PulumiStack.create({
+        projectDir,
+        stack: name,
+        config: {
+            storyId: "5f3c0d1e2a4b6c8d9e0f1a2b",
+            backendUrl: "https://bot-backend.example.com",
+            environment: "production",
+            "chatbot:apiUrl": api.url,
+            "chatbot:token": { secret: api.token },
+            webhookToken: { secret: `wt-${name}` },
+            basicPassword: { secret: `bp-${name}` },
+        },
+        env: {
+            ...Object.fromEntries(
+                Object.keys(process.env)
+                    .filter((k) => /^(CHATBOT_|BENCH_|TS_NODE_)/.test(k))
+                    .map((k) => [k, undefined]),
+            ),
+            PULUMI_NODEJS_TRANSPILE_ONLY: "true",
+            ...env,
+        },
+    });
+    stacks.add(stack);
+    return stack;
+}
+
 export function disposeStack(stack: PulumiStack): void {
     stacks.delete(stack);
     stack.dispose();
@@ -122,6 +165,8 @@ export interface Pass {
     command: string;
     n: number;
     wallMs: number;
+    /** CPU of the CLI and of every process it started (program, plugins), from /proc/self/stat. */
+    cpuMs: number | undefined;
     /** CPU the dynamic-provider plugin used, from its start to its last sample. */
     pluginCpuMs: number | undefined;
     /** The plugin's peak resident memory (VmHWM). */
@@ -136,11 +181,14 @@ export async function timed(
     command: "up" | "refresh" | "preview",
     n: number,
     parallel: Parallel,
-    env: Record<string, string> = {},
+    /** Added to the command's environment; `undefined` removes a variable. */
+    env: Record<string, string | undefined> = {},
 ): Promise<Pass> {
     const api = simulator();
     await api.reset();
     const watch = new PluginWatch();
+    // The bench runs one command at a time: no other child of this process ends meanwhile.
+    const cpu0 = endedChildrenCpuMs();
     const t0 = performance.now();
     let r: RunResult;
     try {
@@ -157,11 +205,13 @@ export async function timed(
         for (const pid of running) running.delete(pid);
     }
     const wallMs = since(t0);
+    const cpu1 = endedChildrenCpuMs();
     if (r.code !== 0) throw new Error(`pulumi ${command} exited ${r.code}:\n${r.stdout.slice(-2000)}\n${r.stderr}`);
     return {
         command,
         n,
         wallMs,
+        cpuMs: cpu0 === undefined || cpu1 === undefined ? undefined : cpu1 - cpu0,
         pluginCpuMs: watch.cpuMs,
         pluginPeakRss: watch.peakRss,
         requests: await api.stats(),
