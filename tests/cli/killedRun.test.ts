@@ -15,7 +15,6 @@ import type { ChatbotSimulator, StoredConnection } from "pulumi-chatbot/testing"
 import {
     assertConverged,
     chatbotCli,
-    declared,
     HEADER_VALUE,
     HOOK_TOKEN,
     liveRunRefused,
@@ -105,8 +104,11 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
             stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" },
         });
     });
+    /** Set while the cases of a shared lifecycle (below) run: they continue from the connections
+     *  the one before left, so the simulator is emptied once, by their `before`, not before each. */
+    let lifecycle = false;
     beforeEach(() => {
-        emptySimulator(sim);
+        if (!lifecycle) emptySimulator(sim);
         sim.latencyMs = 0;
         sim.clockOffsetMs = 0;
     });
@@ -124,42 +126,6 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
         disposers.push(s.dispose);
         return s;
     };
-
-    it("does nothing on a healthy stack: no write to the state, no request to ChatBot", async () => {
-        const { stack, declare } = await newStack();
-        await declare(declared(["a", "b"], 1, () => STORY));
-        ok(await stack.run("up"));
-        const before = JSON.stringify(await stack.export(true));
-        sim.resetRequests();
-        const r = await recoverRun(stack);
-        assert.equal(r.code, 0, r.stderr);
-        assert.match(r.stdout, /nothing to do/);
-        assert.equal(sim.requests.length, 0);
-        assert.equal(JSON.stringify(await stack.export(true)), before);
-    });
-
-    it("a state metadata file the kill left empty (every command fails: EOF) is removed, and nothing else changes", async () => {
-        const { stack, declare } = await newStack();
-        await declare(declared(["a"], 1, () => STORY));
-        ok(await stack.run("up"));
-        const before = JSON.stringify(await stack.export(true));
-        const stacks = path.join(stack.scratch, "backend", ".pulumi", "stacks");
-        const sidecar = fs
-            .readdirSync(stacks, { recursive: true })
-            .map(String)
-            .find((f) => f.endsWith(`${path.sep}dev.json.attrs`) || f === "dev.json.attrs");
-        assert.ok(sidecar, "the file backend writes a sidecar beside the checkpoint");
-        // What a SIGKILL inside fileblob's setAttrs leaves (seen in the kill matrix below).
-        fs.writeFileSync(path.join(stacks, sidecar), "");
-        const broken = await stack.pulumi(["stack", "export"]);
-        assert.notEqual(broken.code, 0);
-        assert.match(broken.stderr, /failed to load checkpoint: EOF/);
-        const r = await recoverRun(stack);
-        assert.equal(r.code, 0, r.stderr);
-        assert.match(r.stdout, /removed dev\.json\.attrs/);
-        assert.equal(JSON.stringify(await stack.export(true)), before);
-        assert.equal((await stack.run("preview", { expectNoChanges: true })).code, 0);
-    });
 
     /** One v2 connection's declaration with every kind of secret; `name` is the connection's. */
     const full = (resource: string, name = resource, url = `https://hooks.example.com/${name}`): Declared => ({
@@ -288,26 +254,6 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
         assert.equal((await stack.run("preview", { expectNoChanges: true })).code, 0);
     });
 
-    it("an API that fails while recovering: nothing written; once it answers, recovered", async () => {
-        const { stack, declare } = await newStack();
-        const want = [full("f1"), full("f2"), full("f3")];
-        await declare(want);
-        sim.latencyMs = 1500;
-        await killWhileInFlight(sim, stack, 3);
-        sim.latencyMs = 0;
-        const before = JSON.stringify(await stack.export(true));
-        sim.inject({ method: "GET", fault: { status: 500 }, times: 1000 });
-        const r = await recoverRun(stack);
-        sim.clearFaults();
-        assert.equal(r.code, 2, `${r.stdout}${r.stderr}`);
-        assert.match(r.stderr, /Nothing was changed/);
-        for (const s of SECRETS) assert.ok(!(r.stdout + r.stderr).includes(s));
-        assert.equal(JSON.stringify(await stack.export(true)), before, "nothing half-written");
-        const again = await recoverRun(stack);
-        assert.equal(again.code, 0, again.stderr);
-        await assertConverged(sim, stack, want);
-    });
-
     it('a refresh that fails after `stack import` (the API down at that moment): recover names what it wrote, never "Nothing was changed."; run again once the API answers, each connection once', async () => {
         const { stack, declare } = await newStack();
         await declare([full("r1")]);
@@ -379,6 +325,74 @@ describe("a killed pulumi run, then `pulumi-chatbot recover`", function () {
 
     it("a run that is still going keeps its lock: recover refuses and changes nothing", () =>
         liveRunRefused(sim, folderStore));
+
+    // One stack through one lifecycle: a killed run recovered, then the cases that need only a
+    // healthy stack, on the one it leaves converged. Its cases continue it in order (each from the
+    // state the one before left), so a failure in one may fail those after it.
+    describe("a killed run recovered, then recover again on the healthy stack it leaves", () => {
+        let stack: PulumiStack;
+        let declare: (resources: Declared[]) => Promise<void>;
+        let dispose: (() => void) | undefined;
+        before(async () => {
+            emptySimulator(sim);
+            ({ stack, declare, dispose } = await declareStack(sim, { config: SECRET_CONFIG }));
+            lifecycle = true;
+        });
+        after(() => {
+            lifecycle = false;
+            dispose?.();
+        });
+
+        it("an API that fails while recovering: nothing written; once it answers, recovered", async () => {
+            const want = [full("f1"), full("f2"), full("f3")];
+            await declare(want);
+            sim.latencyMs = 1500;
+            await killWhileInFlight(sim, stack, 3);
+            sim.latencyMs = 0;
+            const before = JSON.stringify(await stack.export(true));
+            sim.inject({ method: "GET", fault: { status: 500 }, times: 1000 });
+            const r = await recoverRun(stack);
+            sim.clearFaults();
+            assert.equal(r.code, 2, `${r.stdout}${r.stderr}`);
+            assert.match(r.stderr, /Nothing was changed/);
+            for (const s of SECRETS) assert.ok(!(r.stdout + r.stderr).includes(s));
+            assert.equal(JSON.stringify(await stack.export(true)), before, "nothing half-written");
+            const again = await recoverRun(stack);
+            assert.equal(again.code, 0, again.stderr);
+            await assertConverged(sim, stack, want);
+        });
+
+        it("does nothing on a healthy stack: no write to the state, no request to ChatBot", async () => {
+            // The stack the case before left converged: recovered, then up, with no change to make.
+            const before = JSON.stringify(await stack.export(true));
+            sim.resetRequests();
+            const r = await recoverRun(stack);
+            assert.equal(r.code, 0, r.stderr);
+            assert.match(r.stdout, /nothing to do/);
+            assert.equal(sim.requests.length, 0);
+            assert.equal(JSON.stringify(await stack.export(true)), before);
+        });
+
+        it("a state metadata file the kill left empty (every command fails: EOF) is removed, and nothing else changes", async () => {
+            const before = JSON.stringify(await stack.export(true));
+            const stacks = path.join(stack.scratch, "backend", ".pulumi", "stacks");
+            const sidecar = fs
+                .readdirSync(stacks, { recursive: true })
+                .map(String)
+                .find((f) => f.endsWith(`${path.sep}dev.json.attrs`) || f === "dev.json.attrs");
+            assert.ok(sidecar, "the file backend writes a sidecar beside the checkpoint");
+            // What a SIGKILL inside fileblob's setAttrs leaves (seen in the kill matrix below).
+            fs.writeFileSync(path.join(stacks, sidecar), "");
+            const broken = await stack.pulumi(["stack", "export"]);
+            assert.notEqual(broken.code, 0);
+            assert.match(broken.stderr, /failed to load checkpoint: EOF/);
+            const r = await recoverRun(stack);
+            assert.equal(r.code, 0, r.stderr);
+            assert.match(r.stdout, /removed dev\.json\.attrs/);
+            assert.equal(JSON.stringify(await stack.export(true)), before);
+            assert.equal((await stack.run("preview", { expectNoChanges: true })).code, 0);
+        });
+    });
 
     describe("each guard of recover, held by a case", () => {
         /** Runs recover, which must exit 0 having adopted exactly `adopted` (resource name to id)

@@ -72,9 +72,9 @@ describe("the native provider plugin under the pulumi CLI", function () {
 
     const writes = () => sim.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
 
-    /** A new stack of the native program, `config` on top of what reaches the simulator. */
-    const nativeStack = async (config: Record<string, string | { secret: string }> = {}) => {
-        project = tempProject("native", {
+    /** A new project and stack of the native program, `config` on top of what reaches the simulator. */
+    const nativeProject = async (config: Record<string, string | { secret: string }> = {}) => {
+        const dir = tempProject("native", {
             "Pulumi.yaml":
                 "name: native\nruntime:\n  name: nodejs\n  options:\n    typescript: true\nmain: index.ts\n" +
                 `plugins:\n  providers:\n    - name: chatbot\n      path: ${PLUGIN_DIR}\n`,
@@ -84,29 +84,45 @@ describe("the native provider plugin under the pulumi CLI", function () {
                 files: ["index.ts"],
             }),
         });
-        stack = await PulumiStack.create({
-            projectDir: project,
-            config: {
-                "chatbot:apiUrl": sim.url,
-                "chatbot:token": { secret: sim.token },
-                storyId: STORY,
-                url: "https://orders.example.com/hook",
-                hookToken: { secret: TOKEN },
-                headerValue: { secret: HEADER_VALUE },
-                password: { secret: PASSWORD },
-                ...config,
-            },
-            env: { CHATBOT_RETRY_BASE_MS: "5" },
-        });
-        return stack;
+        try {
+            const made = await PulumiStack.create({
+                projectDir: dir,
+                config: {
+                    "chatbot:apiUrl": sim.url,
+                    "chatbot:token": { secret: sim.token },
+                    storyId: STORY,
+                    url: "https://orders.example.com/hook",
+                    hookToken: { secret: TOKEN },
+                    headerValue: { secret: HEADER_VALUE },
+                    password: { secret: PASSWORD },
+                    ...config,
+                },
+                env: { CHATBOT_RETRY_BASE_MS: "5" },
+            });
+            return { stack: made, project: dir };
+        } catch (e) {
+            fs.rmSync(path.dirname(dir), { recursive: true, force: true });
+            throw e;
+        }
     };
+    /** A new stack of the native program, this case's own (`stack`, `project`: removed after it). */
+    const nativeStack = async (config: Record<string, string | { secret: string }> = {}) => {
+        const made = await nativeProject(config);
+        ({ stack, project } = made);
+        return made.stack;
+    };
+    /** Set while the cases of a shared lifecycle (below) run: they continue from the connections
+     *  the one before left, so the simulator is emptied once, by their `before`, not before each. */
+    let lifecycle = false;
 
     before(async () => {
         sim = await installedTesting().ChatbotSimulator.start({
             stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" },
         });
     });
-    beforeEach(() => emptySimulator(sim));
+    beforeEach(() => {
+        if (!lifecycle) emptySimulator(sim);
+    });
     afterEach(() => {
         stack?.dispose();
         stack = undefined;
@@ -149,111 +165,6 @@ describe("the native provider plugin under the pulumi CLI", function () {
             assert.deepEqual(required.sort(), [...resource.requiredInputs].sort(), spec.type);
             assert.deepEqual(keysWhere(spec, "secret").sort(), ["auth", "headers", "token"]);
         }
-    });
-
-    it("preview, up, a change by hand found by refresh, update, replace and destroy; secrets marked by the provider", async () => {
-        const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc");
-        execFileSync(process.execPath, [
-            tsc,
-            "-p",
-            path.join(await nativeStack().then(() => project), "tsconfig.json"),
-            "--noEmit",
-        ]);
-        const s = stack as PulumiStack;
-
-        sim.resetRequests();
-        const preview = ok(await s.run("preview"));
-        assert.deepEqual(sim.requests, [], "a preview sends nothing");
-        assert.equal(preview.changes.create, 3);
-
-        const up = ok(await s.run("up"));
-        assert.equal(up.changes.create, 3);
-        assert.equal(sim.listConnections().length, 1);
-        assert.equal(sim.listLegacyWebhooks().length, 1);
-        const exported = await s.pulumi(["stack", "export"]);
-        for (const secret of SECRETS)
-            assert.ok(!exported.stdout.includes(secret), "no secret in plain text in stack export");
-        const [orders] = await s.resources(CONNECTION);
-        assert.ok(isSecret((orders.outputs as Record<string, unknown>).token), "token is secret");
-        assert.ok(isSecret((orders.inputs as Record<string, unknown>).token), "token input is secret");
-        const auth = (orders.outputs as Record<string, unknown>).auth as Record<string, unknown>;
-        assert.ok(
-            !isSecret(auth) && isSecret(auth.password) && auth.username === "bot",
-            "only auth's password is secret",
-        );
-        assert.equal(plain(auth.password), PASSWORD);
-        ok(await s.run("preview", { expectNoChanges: true }));
-
-        // By hand: a new url. Refresh finds it; the preview names the property and says update.
-        const id = sim.listConnections()[0].id;
-        sim.editConnection(id, { url: "https://changed.example.com/by-hand" });
-        const drift = await s.run("preview", { refresh: true, expectNoChanges: true, args: ["--diff"] });
-        assert.equal(drift.code, CHANGES_EXIT_CODE, "the drift check fails");
-        assert.match(
-            drift.stdout,
-            /~ url: "https:\/\/changed\.example\.com\/by-hand" => "https:\/\/orders\.example\.com\/hook"/,
-        );
-        ok(await s.run("refresh"));
-        sim.resetRequests();
-        const fix = ok(await s.run("up"));
-        assert.equal(fix.changes.update, 1);
-        assert.deepEqual(writes(), [`PUT /v2/integrations/webhook/${id}`]);
-        assert.equal(sim.getConnection(id)?.url, "https://orders.example.com/hook");
-
-        // A new story replaces: the diff says so, the new one is made before the old one goes.
-        await s.setConfig({ storyId: OTHER_STORY });
-        const replace = ok(await s.run("preview", { args: ["--diff"] }));
-        assert.match(replace.stdout, /storyId: "5f3c0d1e2a4b6c8d9e0f1a2b" => "6a1b2c3d4e5f6a7b8c9d0e1f"/);
-        assert.equal(replace.changes.replace, 1);
-        sim.resetRequests();
-        ok(await s.run("up"));
-        assert.deepEqual(
-            writes().map((w) => w.split(" ")[0]),
-            ["POST", "DELETE"],
-        );
-        assert.equal(sim.listConnections()[0].story.id, OTHER_STORY);
-
-        ok(await s.run("destroy"));
-        assert.equal(sim.listConnections().length + sim.listLegacyWebhooks().length, 0);
-    });
-
-    it("`pulumi import` adopts with no write and prints code that, added to the program, shows no changes", async () => {
-        const s = await nativeStack();
-        ok(await s.run("up"));
-        // One more, made outside this stack.
-        const existing = sim.addConnection({
-            story: { id: STORY, name: "Shop" },
-            name: "made-by-hand",
-            url: "https://hand.example.com/hook",
-            token: TOKEN,
-            headers: { "X-Key": HEADER_VALUE },
-            auth: { username: "ops", password: PASSWORD },
-        });
-        sim.resetRequests();
-        const code = path.join(project, "adopted.ts");
-        const imported = await s.pulumi([
-            "import",
-            CONNECTION,
-            "made-by-hand",
-            existing.id,
-            "--yes",
-            "--protect=false",
-            "--out",
-            code,
-        ]);
-        assert.equal(imported.code, 0, imported.stderr + imported.stdout);
-        assert.deepEqual(writes(), [], "the import writes nothing");
-        const program = fs.readFileSync(code, "utf8");
-        assert.match(program, /from "pulumi-chatbot\/native"/);
-        assert.match(program, /new chatbot\.WebhookConnection\("made-by-hand"/);
-        for (const secret of SECRETS) assert.match(program, new RegExp(`pulumi\\.secret\\("${secret}"\\)`));
-        assert.match(program, /username: "ops"/);
-
-        await s.setConfig({ adopted: "true" });
-        ok(await s.run("preview", { expectNoChanges: true }));
-        sim.resetRequests();
-        ok(await s.run("destroy"));
-        assert.equal(sim.listConnections().length, 0);
     });
 
     it("20 connections at the CLI's default parallelism, with 429 and 503 answers: one up, no duplicate", async () => {
@@ -521,14 +432,133 @@ outputs:
         ok(await s.run("destroy"));
     });
 
-    it("WebhookConnection.get reads an existing one into the program: every input and output, the token secret", async () => {
-        const s = await nativeStack({ lookUp: "true" });
-        ok(await s.run("up"));
-        const outputs = await s.outputs();
-        assert.equal(outputs.seenUrl, "https://orders.example.com/hook");
-        assert.equal(outputs.seenToken, TOKEN);
-        const shown = await s.pulumi(["stack", "output", "--json"]);
-        assert.ok(!shown.stdout.includes(TOKEN), "the token read by .get() is secret");
-        ok(await s.run("destroy"));
+    // One stack of the native program through one lifecycle: its cases continue it in order (each
+    // from the state the one before left), so a failure in one may fail those after it. Each checks
+    // what its own steps did; the destroy is one, a case of its own.
+    describe("the native program, one stack through its lifecycle", () => {
+        let s: PulumiStack;
+        let dir: string;
+        before(async () => {
+            emptySimulator(sim);
+            ({ stack: s, project: dir } = await nativeProject());
+            lifecycle = true;
+        });
+        after(() => {
+            lifecycle = false;
+            s?.dispose();
+            if (dir) fs.rmSync(path.dirname(dir), { recursive: true, force: true });
+        });
+
+        it("preview, up, a change by hand found by refresh, update and replace; secrets marked by the provider", async () => {
+            const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc");
+            execFileSync(process.execPath, [tsc, "-p", path.join(dir, "tsconfig.json"), "--noEmit"]);
+
+            sim.resetRequests();
+            const preview = ok(await s.run("preview"));
+            assert.deepEqual(sim.requests, [], "a preview sends nothing");
+            assert.equal(preview.changes.create, 3);
+
+            const up = ok(await s.run("up"));
+            assert.equal(up.changes.create, 3);
+            assert.equal(sim.listConnections().length, 1);
+            assert.equal(sim.listLegacyWebhooks().length, 1);
+            const exported = await s.pulumi(["stack", "export"]);
+            for (const secret of SECRETS)
+                assert.ok(!exported.stdout.includes(secret), "no secret in plain text in stack export");
+            const [orders] = await s.resources(CONNECTION);
+            assert.ok(isSecret((orders.outputs as Record<string, unknown>).token), "token is secret");
+            assert.ok(isSecret((orders.inputs as Record<string, unknown>).token), "token input is secret");
+            const auth = (orders.outputs as Record<string, unknown>).auth as Record<string, unknown>;
+            assert.ok(
+                !isSecret(auth) && isSecret(auth.password) && auth.username === "bot",
+                "only auth's password is secret",
+            );
+            assert.equal(plain(auth.password), PASSWORD);
+            ok(await s.run("preview", { expectNoChanges: true }));
+
+            // By hand: a new url. Refresh finds it; the preview names the property and says update.
+            const id = sim.listConnections()[0].id;
+            sim.editConnection(id, { url: "https://changed.example.com/by-hand" });
+            const drift = await s.run("preview", { refresh: true, expectNoChanges: true, args: ["--diff"] });
+            assert.equal(drift.code, CHANGES_EXIT_CODE, "the drift check fails");
+            assert.match(
+                drift.stdout,
+                /~ url: "https:\/\/changed\.example\.com\/by-hand" => "https:\/\/orders\.example\.com\/hook"/,
+            );
+            ok(await s.run("refresh"));
+            sim.resetRequests();
+            const fix = ok(await s.run("up"));
+            assert.equal(fix.changes.update, 1);
+            assert.deepEqual(writes(), [`PUT /v2/integrations/webhook/${id}`]);
+            assert.equal(sim.getConnection(id)?.url, "https://orders.example.com/hook");
+
+            // A new story replaces: the diff says so, the new one is made before the old one goes.
+            await s.setConfig({ storyId: OTHER_STORY });
+            const replace = ok(await s.run("preview", { args: ["--diff"] }));
+            assert.match(replace.stdout, /storyId: "5f3c0d1e2a4b6c8d9e0f1a2b" => "6a1b2c3d4e5f6a7b8c9d0e1f"/);
+            assert.equal(replace.changes.replace, 1);
+            sim.resetRequests();
+            ok(await s.run("up"));
+            assert.deepEqual(
+                writes().map((w) => w.split(" ")[0]),
+                ["POST", "DELETE"],
+            );
+            assert.equal(sim.listConnections()[0].story.id, OTHER_STORY);
+        });
+
+        it("`pulumi import` adopts with no write and prints code that, added to the program, shows no changes", async () => {
+            // One more, made outside this stack (the program's own are up: the case before).
+            const existing = sim.addConnection({
+                story: { id: STORY, name: "Shop" },
+                name: "made-by-hand",
+                url: "https://hand.example.com/hook",
+                token: TOKEN,
+                headers: { "X-Key": HEADER_VALUE },
+                auth: { username: "ops", password: PASSWORD },
+            });
+            sim.resetRequests();
+            const code = path.join(dir, "adopted.ts");
+            const imported = await s.pulumi([
+                "import",
+                CONNECTION,
+                "made-by-hand",
+                existing.id,
+                "--yes",
+                "--protect=false",
+                "--out",
+                code,
+            ]);
+            assert.equal(imported.code, 0, imported.stderr + imported.stdout);
+            assert.deepEqual(writes(), [], "the import writes nothing");
+            const program = fs.readFileSync(code, "utf8");
+            assert.match(program, /from "pulumi-chatbot\/native"/);
+            assert.match(program, /new chatbot\.WebhookConnection\("made-by-hand"/);
+            for (const secret of SECRETS) assert.match(program, new RegExp(`pulumi\\.secret\\("${secret}"\\)`));
+            assert.match(program, /username: "ops"/);
+
+            await s.setConfig({ adopted: "true" });
+            ok(await s.run("preview", { expectNoChanges: true }));
+        });
+
+        it("WebhookConnection.get reads an existing one into the program: every input and output, the token secret", async () => {
+            await s.setConfig({ lookUp: "true" });
+            ok(await s.run("up"));
+            const outputs = await s.outputs();
+            assert.equal(outputs.seenUrl, "https://orders.example.com/hook");
+            assert.equal(outputs.seenToken, TOKEN);
+            const shown = await s.pulumi(["stack", "output", "--json"]);
+            assert.ok(!shown.stdout.includes(TOKEN), "the token read by .get() is secret");
+        });
+
+        it("destroy: nothing left in ChatBot, the connection `pulumi import` adopted and the legacy webhook included", async () => {
+            sim.resetRequests();
+            ok(await s.run("destroy"));
+            assert.equal(sim.listConnections().length, 0, "every connection is deleted, the adopted one too");
+            assert.equal(
+                sim.listConnections().length + sim.listLegacyWebhooks().length,
+                0,
+                "nothing of the program is left in ChatBot",
+            );
+        });
     });
 });
