@@ -70,6 +70,7 @@ exports.mochaHooks = {
         const files = [...new Set(this.test.parent.suites.map((s) => s.file).filter(Boolean))];
         // In a serial run the root suite holds every file: the reporter times those itself.
         if (!out || files.length !== 1) return;
+        const runs = pulumiRuns();
         fs.appendFileSync(
             out,
             `${JSON.stringify({
@@ -77,8 +78,8 @@ exports.mochaHooks = {
                 ms: Date.now() - started,
                 cpu: cpuSeconds() - cpuAtStart,
                 tests: this.test.parent.suites.reduce((n, s) => n + countTests(s), 0),
-                pulumi: pulumiRuns().commands - runsAtStart.commands,
-                programs: pulumiRuns().programs - runsAtStart.programs,
+                pulumi: runs.commands - runsAtStart.commands,
+                programs: runs.programs - runsAtStart.programs,
             })}\n`,
         );
     },
