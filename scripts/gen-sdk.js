@@ -54,6 +54,10 @@ const LANGUAGES = {
             go(["mod", "tidy"]);
         },
     },
+    java: {
+        /** The generator (tools/pulumi/cmd/pulumi-language-java) writes the whole Maven project. */
+        finish() {},
+    },
 };
 
 /** The pinned CLI (built when needed). */

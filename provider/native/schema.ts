@@ -41,6 +41,11 @@ export const PLUGIN_DOWNLOAD_URL = `github://api.${REPOSITORY}`;
 export const GO_MODULE = `${REPOSITORY}/sdk`;
 export const GO_IMPORT_BASE_PATH = `${GO_MODULE}/go/chatbot`;
 
+/** The Java SDK's base package (docs/java.md), and the version of Pulumi's Java SDK
+ *  (com.pulumi:pulumi, Maven Central) it is built and tested on. */
+export const JAVA_BASE_PACKAGE = "com.pulumichatbot";
+export const JAVA_SDK_VERSION = "1.16.2";
+
 /** The token of a resource or type of this package: `chatbot:index:WebhookConnection`. */
 export const token = (name: string) => `${PACKAGE}:index:${name}`;
 
@@ -252,6 +257,11 @@ export function packageSchema(): Record<string, unknown> {
                     "`pulumi-resource-chatbot` plugin of the same version the first time a program needs it.",
             },
             go: { importBasePath: GO_IMPORT_BASE_PATH, respectSchemaVersion: true },
+            // Java packages com.pulumichatbot.chatbot[.inputs|.outputs], Maven coordinates
+            // com.pulumichatbot:chatbot (pulumi-java's group is the base package). The base package
+            // starts with com. because the Java SDK finds a package's plugin.json only at
+            // com/<namespace>/<name>/plugin.json on the classpath (com.pulumi.bootstrap.internal).
+            java: { basePackage: JAVA_BASE_PACKAGE, dependencies: { "com.pulumi:pulumi": JAVA_SDK_VERSION } },
         },
     };
 }
