@@ -99,6 +99,9 @@ function generate(cli, language, out) {
                 encoding: "utf8",
                 env: {
                     ...process.env,
+                    // The CLI finds the hosts it bundles beside itself, and others (Java's, which it
+                    // would download) on PATH.
+                    PATH: `${path.dirname(cli)}${path.delimiter}${process.env.PATH}`,
                     PULUMI_HOME: home,
                     PULUMI_SKIP_UPDATE_CHECK: "true",
                     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",

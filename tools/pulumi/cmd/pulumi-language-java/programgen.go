@@ -1,0 +1,470 @@
+package main
+
+// The Java of a PCL program, for what `pulumi import` prints: resources with literal values,
+// objects, lists, maps, secret(...), references between resources and the resource options an
+// import writes, printed as pulumi-java's programgen (pkg/codegen/java/gen_program.go) prints them:
+// an App class in package generated_program whose stack(Context) makes the resources, input objects
+// as <X>Args.builder()...build(), maps as Map.of/Map.ofEntries, secrets as Output.ofSecret. What it
+// cannot print (config, components, invokes, most functions, deep traversals) is an error
+// diagnostic naming it, and no code.
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/hcl2/model"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/pcl"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// programFile is the file the program is written to: its public class is App.
+const programFile = "App.java"
+
+func generateProgram(program *pcl.Program) (map[string][]byte, hcl.Diagnostics, error) {
+	p := &progGen{
+		f:     &javaFile{pkg: "generated_program", class: "App", byName: map[string]string{}, local: map[string]bool{"App": true}},
+		sdks:  map[string]*sdkGen{},
+		names: map[pcl.Node]string{},
+	}
+	// Java names for the program's variables, first, so that references print them.
+	taken := map[string]bool{"ctx": true, "args": true}
+	for _, n := range program.Nodes {
+		name := ident(n.Name())
+		for taken[name] {
+			name += "_"
+		}
+		taken[name] = true
+		p.names[n] = name
+	}
+	var body strings.Builder
+	for _, n := range program.Nodes {
+		switch n := n.(type) {
+		case *pcl.Resource:
+			body.WriteString(p.resource(n))
+		case *pcl.LocalVariable:
+			body.WriteString(fmt.Sprintf("        final var %s = %s;\n\n", p.names[n], p.expr(n.Definition.Value, nil, true)))
+		case *pcl.OutputVariable:
+			body.WriteString(fmt.Sprintf("        ctx.export(%s, %s);\n", javaString(n.LogicalName()), p.expr(n.Value, nil, true)))
+		default:
+			p.fail(nodeRange(n), fmt.Sprintf("%s (%T) is not supported by the Java program generator", n.Name(), n))
+		}
+	}
+	if p.diags.HasErrors() {
+		return nil, p.diags, nil
+	}
+
+	f := p.f
+	f.ref("com.pulumi.Context")
+	f.ref("com.pulumi.Pulumi")
+	f.printf(`public class App {
+    public static void main(String[] args) {
+        Pulumi.run(App::stack);
+    }
+
+    public static void stack(Context ctx) {
+%s    }
+}
+`, body.String())
+	// Reuse the SDK generator's file layout, then take the file back out of its folder.
+	g := &sdkGen{files: map[string][]byte{}}
+	g.add(f)
+	for _, text := range g.files {
+		return map[string][]byte{programFile: text}, p.diags, nil
+	}
+	return nil, p.diags, nil
+}
+
+type progGen struct {
+	f     *javaFile
+	sdks  map[string]*sdkGen
+	names map[pcl.Node]string
+	diags hcl.Diagnostics
+}
+
+func (p *progGen) fail(rng *hcl.Range, summary string) {
+	p.diags = append(p.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Subject: rng})
+}
+
+func nodeRange(n pcl.Node) *hcl.Range {
+	if b := n.SyntaxNode(); b != nil {
+		r := b.Range()
+		return &r
+	}
+	return nil
+}
+
+func exprRange(e model.Expression) *hcl.Range {
+	if e == nil || e.SyntaxNode() == nil {
+		return nil
+	}
+	r := e.SyntaxNode().Range()
+	return &r
+}
+
+// sdk is the SDK naming of the package that defines r.
+func (p *progGen) sdk(r *schema.Resource) (*sdkGen, error) {
+	if r == nil || r.PackageReference == nil {
+		return nil, fmt.Errorf("no schema")
+	}
+	name := r.PackageReference.Name()
+	if g, ok := p.sdks[name]; ok {
+		return g, nil
+	}
+	pkg, err := r.PackageReference.Definition()
+	if err != nil {
+		return nil, err
+	}
+	g, err := newSDKGen(pkg)
+	if err != nil {
+		return nil, err
+	}
+	p.sdks[name] = g
+	return g, nil
+}
+
+func (p *progGen) resource(r *pcl.Resource) string {
+	g, err := p.sdk(r.Schema)
+	if err != nil {
+		p.fail(nodeRange(r), fmt.Sprintf("resource %s (%s): %v", r.Name(), resourceToken(r), err))
+		return ""
+	}
+	if r.Schema.IsComponent {
+		p.fail(nodeRange(r), fmt.Sprintf("resource %s: component %s is not supported by the Java program generator", r.Name(), resourceToken(r)))
+		return ""
+	}
+	class := g.resourceClass(r.Schema)
+	var b strings.Builder
+	fmt.Fprintf(&b, "        var %s = new %s(%s", p.names[r], p.f.ref(class), javaString(r.LogicalName()))
+	args := p.builder(g, class+"Args", r.Schema.InputProperties, r.Inputs, "            ")
+	opts := p.options(r)
+	switch {
+	case args != "":
+		fmt.Fprintf(&b, ", %s", args)
+	case opts != "":
+		fmt.Fprintf(&b, ", %s.Empty", p.f.ref(class+"Args"))
+	}
+	if opts != "" {
+		fmt.Fprintf(&b, ", %s", opts)
+	}
+	b.WriteString(");\n\n")
+	return b.String()
+}
+
+// builder prints class.builder() with a setter per attribute, or "" when there are none.
+func (p *progGen) builder(g *sdkGen, class string, props []*schema.Property, attrs []*model.Attribute, indent string) string {
+	byName := map[string]*schema.Property{}
+	for _, prop := range props {
+		byName[prop.Name] = prop
+	}
+	var setters []string
+	for _, a := range attrs {
+		if lit, ok := a.Value.(*model.LiteralValueExpression); ok && lit.Value.IsNull() {
+			continue // absent: nothing to set
+		}
+		prop, ok := byName[a.Name]
+		if !ok {
+			p.fail(exprRange(a.Value), fmt.Sprintf("%s has no input property %s", class, a.Name))
+			continue
+		}
+		dest := prop.Type
+		var value string
+		// A list set through the builder reads best as its varargs overload, as pulumi-java prints.
+		if tuple, ok := stripConvert(a.Value).(*model.TupleConsExpression); ok && len(tuple.Expressions) > 0 {
+			elems := make([]string, len(tuple.Expressions))
+			for i, e := range tuple.Expressions {
+				elems[i] = p.exprIn(g, e, elementType(dest), false, indent+"    ")
+			}
+			value = "\n" + indent + "    " + strings.Join(elems, ",\n"+indent+"    ")
+		} else {
+			value = p.exprIn(g, a.Value, dest, true, indent)
+		}
+		setters = append(setters, fmt.Sprintf("%s.%s(%s)", indent, accessor(a.Name), value))
+	}
+	if len(setters) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s.builder()\n%s\n%s.build()", p.f.ref(class), strings.Join(setters, "\n"), indent)
+}
+
+func stripConvert(e model.Expression) model.Expression {
+	if call, ok := e.(*model.FunctionCallExpression); ok && call.Name == pcl.IntrinsicConvert && len(call.Args) == 1 {
+		return stripConvert(call.Args[0])
+	}
+	return e
+}
+
+// plainType is t without Optional and Input wrappers.
+func plainType(t schema.Type) schema.Type {
+	for {
+		switch u := t.(type) {
+		case *schema.OptionalType:
+			t = u.ElementType
+		case *schema.InputType:
+			t = u.ElementType
+		default:
+			return t
+		}
+	}
+}
+
+func elementType(t schema.Type) schema.Type {
+	switch u := plainType(t).(type) {
+	case *schema.ArrayType:
+		return u.ElementType
+	case *schema.MapType:
+		return u.ElementType
+	}
+	return nil
+}
+
+// expr prints an expression of no known schema type (locals, outputs).
+func (p *progGen) expr(e model.Expression, dest schema.Type, outputOK bool) string {
+	return p.exprIn(nil, e, dest, outputOK, "            ")
+}
+
+// exprIn prints e as a value of schema type dest (nil: unknown); outputOK says whether an Output is
+// accepted there (a builder's setter takes one, a list's or map's element does not).
+func (p *progGen) exprIn(g *sdkGen, e model.Expression, dest schema.Type, outputOK bool, indent string) string {
+	switch e := e.(type) {
+	case *model.FunctionCallExpression:
+		switch e.Name {
+		case pcl.IntrinsicConvert:
+			if len(e.Args) == 1 {
+				return p.exprIn(g, e.Args[0], dest, outputOK, indent)
+			}
+		case "secret":
+			if !outputOK {
+				p.fail(exprRange(e), "secret(...) inside a list or map is not supported by the Java program generator: "+
+					"make the whole list or map secret")
+				return ""
+			}
+			return fmt.Sprintf("%s.ofSecret(%s)", p.f.ref("com.pulumi.core.Output"), p.exprIn(g, e.Args[0], dest, false, indent))
+		}
+		p.fail(exprRange(e), fmt.Sprintf("function %s(...) is not supported by the Java program generator", e.Name))
+		return ""
+	case *model.LiteralValueExpression:
+		return p.literal(e, dest)
+	case *model.TemplateExpression:
+		if len(e.Parts) == 1 {
+			if lit, ok := e.Parts[0].(*model.LiteralValueExpression); ok {
+				return p.literal(lit, dest)
+			}
+		}
+		p.fail(exprRange(e), "string interpolation is not supported by the Java program generator")
+		return ""
+	case *model.TupleConsExpression:
+		elems := make([]string, len(e.Expressions))
+		for i, x := range e.Expressions {
+			elems[i] = p.exprIn(g, x, elementType(dest), false, indent)
+		}
+		return fmt.Sprintf("%s.of(%s)", p.f.ref("java.util.List"), strings.Join(elems, ", "))
+	case *model.ObjectConsExpression:
+		return p.object(g, e, dest, indent)
+	case *model.ScopeTraversalExpression:
+		return p.traversal(e, outputOK)
+	}
+	p.fail(exprRange(e), fmt.Sprintf("expression %T is not supported by the Java program generator", e))
+	return ""
+}
+
+func (p *progGen) literal(e *model.LiteralValueExpression, dest schema.Type) string {
+	v := e.Value
+	switch {
+	case v.IsNull():
+		return "null"
+	case v.Type() == cty.Bool:
+		if v.True() {
+			return "true"
+		}
+		return "false"
+	case v.Type() == cty.String:
+		return javaString(v.AsString())
+	case v.Type() == cty.Number:
+		bf := v.AsBigFloat()
+		isInt := bf.IsInt()
+		switch plainType(dest) {
+		case schema.IntType:
+			if isInt {
+				i, _ := bf.Int(nil)
+				return i.String()
+			}
+		case schema.NumberType:
+			return floatLiteral(bf)
+		}
+		if isInt && dest == nil {
+			i, _ := bf.Int(nil)
+			return i.String()
+		}
+		return floatLiteral(bf)
+	}
+	p.fail(exprRange(e), fmt.Sprintf("literal %s is not supported by the Java program generator", v.GoString()))
+	return ""
+}
+
+func floatLiteral(bf *big.Float) string {
+	f, _ := bf.Float64()
+	s := fmt.Sprintf("%v", f)
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0"
+	}
+	return s
+}
+
+// object prints an object: an input type's Args builder, or a map.
+func (p *progGen) object(g *sdkGen, e *model.ObjectConsExpression, dest schema.Type, indent string) string {
+	if obj, ok := plainType(dest).(*schema.ObjectType); ok && g != nil {
+		if obj.PlainShape != nil {
+			obj = obj.PlainShape
+		}
+		var attrs []*model.Attribute
+		for _, item := range e.Items {
+			key, ok := literalKey(item.Key)
+			if !ok {
+				p.fail(exprRange(item.Key), "an object key that is not a literal is not supported by the Java program generator")
+				return ""
+			}
+			attrs = append(attrs, &model.Attribute{Name: key, Value: item.Value})
+		}
+		return p.builder(g, g.objectClass(obj, true), obj.Properties, attrs, indent+"    ")
+	}
+	// A map (or an object of no known type): Map.of takes up to ten pairs, Map.ofEntries any number.
+	mapClass := p.f.ref("java.util.Map")
+	var pairs []string
+	for _, item := range e.Items {
+		key, ok := literalKey(item.Key)
+		if !ok {
+			p.fail(exprRange(item.Key), "a map key that is not a literal is not supported by the Java program generator")
+			return ""
+		}
+		value := p.exprIn(g, item.Value, elementType(dest), false, indent)
+		if len(e.Items) > 10 {
+			pairs = append(pairs, fmt.Sprintf("%s.entry(%s, %s)", mapClass, javaString(key), value))
+		} else {
+			pairs = append(pairs, javaString(key)+", "+value)
+		}
+	}
+	if len(e.Items) > 10 {
+		return fmt.Sprintf("%s.ofEntries(\n%s    %s\n%s)", mapClass, indent, strings.Join(pairs, ",\n"+indent+"    "), indent)
+	}
+	return fmt.Sprintf("%s.of(%s)", mapClass, strings.Join(pairs, ", "))
+}
+
+func literalKey(e model.Expression) (string, bool) {
+	switch k := e.(type) {
+	case *model.LiteralValueExpression:
+		if k.Value.Type() == cty.String {
+			return k.Value.AsString(), true
+		}
+	case *model.TemplateExpression:
+		if len(k.Parts) == 1 {
+			return literalKey(k.Parts[0])
+		}
+	}
+	return "", false
+}
+
+// traversal prints a reference: a resource (its variable), one of its outputs (x.prop()), a local.
+func (p *progGen) traversal(e *model.ScopeTraversalExpression, outputOK bool) string {
+	if len(e.Parts) == 0 {
+		p.fail(exprRange(e), "an unbound reference is not supported by the Java program generator")
+		return ""
+	}
+	var attrs []string
+	for _, t := range e.Traversal[1:] {
+		a, ok := t.(hcl.TraverseAttr)
+		if !ok {
+			p.fail(exprRange(e), fmt.Sprintf("reference %s: an index is not supported by the Java program generator", e.RootName))
+			return ""
+		}
+		attrs = append(attrs, a.Name)
+	}
+	switch root := e.Parts[0].(type) {
+	case *pcl.Resource:
+		name := p.names[root]
+		switch len(attrs) {
+		case 0:
+			return name
+		case 1:
+			if !outputOK {
+				p.fail(exprRange(e), fmt.Sprintf("reference %s.%s inside a list or map is not supported by the Java program generator",
+					e.RootName, attrs[0]))
+				return ""
+			}
+			method := resourceAccessor(attrs[0])
+			if attrs[0] == "id" || attrs[0] == "urn" {
+				method = attrs[0] // Resource's own id() and urn()
+			}
+			return name + "." + method + "()"
+		}
+		p.fail(exprRange(e), fmt.Sprintf("reference %s.%s: a nested property is not supported by the Java program generator",
+			e.RootName, strings.Join(attrs, ".")))
+		return ""
+	case *pcl.LocalVariable:
+		if len(attrs) == 0 {
+			return p.names[root]
+		}
+	}
+	p.fail(exprRange(e), fmt.Sprintf("reference %s is not supported by the Java program generator", e.RootName))
+	return ""
+}
+
+// options prints the resource options an import writes, or "" when there are none.
+func (p *progGen) options(r *pcl.Resource) string {
+	o := r.Options
+	if o == nil {
+		return ""
+	}
+	var setters []string
+	set := func(name string, e model.Expression) {
+		if e != nil {
+			setters = append(setters, fmt.Sprintf("                .%s(%s)", name, p.exprIn(nil, e, nil, false, "                ")))
+		}
+	}
+	set("parent", o.Parent)
+	set("provider", o.Provider)
+	if o.DependsOn != nil {
+		if tuple, ok := stripConvert(o.DependsOn).(*model.TupleConsExpression); ok {
+			deps := make([]string, len(tuple.Expressions))
+			for i, d := range tuple.Expressions {
+				deps[i] = p.exprIn(nil, d, nil, false, "")
+			}
+			setters = append(setters, fmt.Sprintf("                .dependsOn(%s)", strings.Join(deps, ", ")))
+		} else {
+			set("dependsOn", o.DependsOn)
+		}
+	}
+	set("protect", o.Protect)
+	set("retainOnDelete", o.RetainOnDelete)
+	set("deleteBeforeReplace", o.DeleteBeforeReplace)
+	set("deletedWith", o.DeletedWith)
+	set("version", o.Version)
+	set("pluginDownloadURL", o.PluginDownloadURL)
+	set("ignoreChanges", o.IgnoreChanges)
+	set("importId", o.ImportID)
+	unsupported := []struct {
+		name string
+		e    model.Expression
+	}{
+		{"aliases", o.Aliases}, {"range", o.Range}, {"providers", o.Providers}, {"hideDiffs", o.HideDiffs},
+		{"replaceOnChanges", o.ReplaceOnChanges}, {"additionalSecretOutputs", o.AdditionalSecretOutputs},
+		{"customTimeouts", o.CustomTimeouts}, {"replaceWith", o.ReplaceWith}, {"replacementTrigger", o.ReplacementTrigger},
+	}
+	for _, u := range unsupported {
+		if u.e != nil {
+			p.fail(exprRange(u.e), fmt.Sprintf("resource %s: the option %s is not supported by the Java program generator", r.Name(), u.name))
+		}
+	}
+	if len(setters) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s.builder()\n%s\n                .build()",
+		p.f.ref("com.pulumi.resources.CustomResourceOptions"), strings.Join(setters, "\n"))
+}
+
+func resourceToken(r *pcl.Resource) string {
+	tok, _ := r.GetToken()
+	return tok
+}
