@@ -8,6 +8,8 @@
  *   pulumi-resource-chatbot-v<version>.sbom.cdx.json      CycloneDX: what the plugin ships
  *   pulumi_chatbot-<version>-py3-none-any.whl, .tar.gz    the Python SDK (scripts/python-dist.js)
  *   goproxy/<module>/@v/v<version>.{info,mod,zip}, list   the Go SDK as a proxy serves it (scripts/go-module.js)
+ *   maven/<group>/<artifact>/<version>/…                  the Java SDK as a Maven repository: jar, sources,
+ *                                                         javadoc, pom, .sha1/.md5 (scripts/java-dist.js)
  *   schema.json                                           the package schema the SDKs come from
  *   SHA256SUMS                                            sha256sum's format, over all of the above
  *
@@ -64,6 +66,7 @@ function main() {
     step("plugin archives and SBOM", () => run("plugin.js", ["--all", "--out", out]));
     step("Python SDK", () => run("python-dist.js", ["--out", out]));
     step("Go SDK", () => run("go-module.js", ["--out", path.join(out, "goproxy")]));
+    step("Java SDK", () => run("java-dist.js", ["--out", path.join(out, "maven")]));
     step("schema", () => {
         const { packageSchema } = require(path.join(root, "dist", "native", "schema.js"));
         fs.writeFileSync(path.join(out, "schema.json"), `${JSON.stringify(packageSchema(), null, 2)}\n`);

@@ -26,11 +26,20 @@ import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { emptySimulator, installedTesting, loopbackServers, root, PACKAGE_VERSION } from "../helpers/support";
 import { CHANGES_EXIT_CODE, ok, OTHER_STORY, PulumiStack, STORY } from "../helpers/pulumi";
-import { exampleConfig, go, python } from "../helpers/languagePrograms";
+import {
+    exampleConfig,
+    githubReleases,
+    go,
+    pathOnly,
+    python,
+    releaseAsset,
+    REPOSITORY,
+} from "../helpers/languagePrograms";
 
 const VERSION = PACKAGE_VERSION;
-const REPOSITORY = "pulumi-chatbot/pulumi-chatbot";
 const GO_MODULE = `github.com/${REPOSITORY}/sdk`;
+/** The Java SDK's folder in the release's Maven repository: com.pulumichatbot:chatbot. */
+const MAVEN_DIR = "maven/com/pulumichatbot/chatbot";
 const PLUGIN = "pulumi-resource-chatbot";
 const PLATFORMS = ["linux-amd64", "linux-arm64", "darwin-amd64", "darwin-arm64", "windows-amd64"];
 const SECRETS = { webhookToken: "tok-release-SECRET", basicPassword: "pw-release-SECRET" };
@@ -46,14 +55,6 @@ function release(): { dir: string; seconds: number } {
         timeout: 1_200_000,
     });
     return { dir: path.join(root, out.trim().split("\n").pop() as string), seconds: (Date.now() - started) / 1000 };
-}
-
-/** A folder holding only the given commands (name to executable), for a PATH with nothing of
- *  this checkout on it: what a user of that language has. */
-function pathOnly(folder: string, commands: Record<string, string>): string {
-    fs.mkdirSync(folder, { recursive: true });
-    for (const [name, target] of Object.entries(commands)) fs.symlinkSync(target, path.join(folder, name));
-    return folder;
 }
 
 /** A folder holding only `go` and `python3`, for a PATH with no `node` on it. */
@@ -87,7 +88,8 @@ describe("a release, as users of each language get it", function () {
     /** Requests the stand-in for GitHub served: method and path. */
     const served: string[] = [];
     const servers = loopbackServers();
-    let releases: string;
+    /** The environment that sends the engine's plugin downloads to the stand-in. */
+    let download: Record<string, string | undefined>;
 
     before(async () => {
         const made = release();
@@ -95,19 +97,12 @@ describe("a release, as users of each language get it", function () {
         process.stderr.write(`    npm run release: ${made.seconds.toFixed(0)} s\n`);
         sums = fs.readFileSync(path.join(dir, "SHA256SUMS"), "utf8");
         scratch = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-release-"));
-        // GitHub's release download addresses: /<owner>/<repo>/releases/download/v<version>/<asset>.
-        releases = await servers.listen((req, res) => {
-            served.push(`${req.method} ${req.url}`);
-            const prefix = `/${REPOSITORY}/releases/download/v${VERSION}/`;
-            const asset = req.url?.startsWith(prefix) ? decodeURIComponent(req.url.slice(prefix.length)) : "";
-            const file = path.join(dir, asset);
-            if (!asset || asset.includes("/") || !fs.existsSync(file)) {
-                res.writeHead(404).end();
-                return;
-            }
-            const body = fs.readFileSync(file);
-            res.writeHead(200, { "content-type": "application/octet-stream", "content-length": body.length }).end(body);
-        });
+        const assets = fs.readdirSync(dir).filter((f) => fs.statSync(path.join(dir, f)).isFile());
+        download = await githubReleases(
+            servers,
+            Object.fromEntries(assets.map((f) => [releaseAsset(REPOSITORY, VERSION, f), path.join(dir, f)])),
+            served,
+        );
         sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop" } });
         partnerSim = await installedTesting().ChatbotSimulator.start({ stories: { [OTHER_STORY]: "Partner" } });
     });
@@ -125,8 +120,7 @@ describe("a release, as users of each language get it", function () {
     /** What a user's stack runs with: automatic plugin acquisition on, the engine's github://
      *  address pointed at the stand-in, and (for Python and Go) no `node` on PATH. */
     const userEnv = (extra: Record<string, string | undefined> = {}) => ({
-        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: undefined,
-        PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `^github://api\\.github\\.com/(?P<org>[^/]+)/(?P<repo>[^/]+)$=${releases}/\${org}/\${repo}/releases/download/v\${VERSION}`,
+        ...download,
         CHATBOT_RETRY_BASE_MS: "5",
         ...extra,
     });
@@ -186,6 +180,10 @@ describe("a release, as users of each language get it", function () {
             `pulumi_chatbot-${VERSION}.tar.gz`,
             ...["info", "mod", "zip"].map((ext) => `goproxy/${GO_MODULE}/@v/v${VERSION}.${ext}`),
             `goproxy/${GO_MODULE}/@v/list`,
+            ...[".jar", "-sources.jar", "-javadoc.jar", ".pom"].flatMap((suffix) =>
+                ["", ".sha1", ".md5"].map((sum) => `${MAVEN_DIR}/${VERSION}/chatbot-${VERSION}${suffix}${sum}`),
+            ),
+            ...["", ".sha1", ".md5"].map((sum) => `${MAVEN_DIR}/maven-metadata.xml${sum}`),
             "schema.json",
         ];
         assert.deepEqual([...listed].sort(), [...expected].sort());
@@ -196,6 +194,12 @@ describe("a release, as users of each language get it", function () {
             JSON.parse(fs.readFileSync(path.join(dir, "goproxy", GO_MODULE, "@v", `v${VERSION}.info`), "utf8")).Version,
             `v${VERSION}`,
         );
+        // Maven checks each file it downloads against its .sha1 (and .md5).
+        const jar = path.join(dir, MAVEN_DIR, VERSION, `chatbot-${VERSION}.jar`);
+        for (const algorithm of ["sha1", "md5"]) {
+            const expected = crypto.createHash(algorithm).update(fs.readFileSync(jar)).digest("hex");
+            assert.equal(fs.readFileSync(`${jar}.${algorithm}`, "utf8"), expected, `${algorithm} of the jar`);
+        }
     });
 
     it("the plugin archives: single executables, checked by their headers; darwin's signed ad hoc, every page's hash right", () => {

@@ -1,7 +1,8 @@
 /**
- * What the tests of Python and Go programs share about setting one up: the Python virtual
- * environment of examples/python, `go` in a folder, and a copy of examples/go pointed at this
- * checkout's SDK and plugin. Test tooling: not published.
+ * What the tests of Python, Go and Java programs share about setting one up: the Python virtual
+ * environment of examples/python, `go` in a folder, a copy of examples/go pointed at this
+ * checkout's SDK and plugin, a PATH of a language's commands only, and a stand-in for the GitHub
+ * releases the engine downloads the plugin from. Test tooling: not published.
  */
 import { strict as assert } from "assert";
 import { execFile, execFileSync, spawnSync } from "child_process";
@@ -10,6 +11,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { promisify } from "util";
+import type * as http from "http";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { oncePerRun } from "./oncePerRun";
 import { root } from "./support";
@@ -134,5 +136,45 @@ export function exampleConfig(
         webhookToken: { secret: secrets.webhookToken },
         basicPassword: { secret: secrets.basicPassword },
         ...partner,
+    };
+}
+
+/** A folder holding only the given commands (name to executable), for a PATH with nothing of this
+ *  checkout on it (no `node`): what a user of that language has. */
+export function pathOnly(folder: string, commands: Record<string, string>): string {
+    fs.mkdirSync(folder, { recursive: true });
+    for (const [name, target] of Object.entries(commands)) fs.symlinkSync(target, path.join(folder, name));
+    return folder;
+}
+
+/** The repository whose releases the schema's pluginDownloadURL names. */
+export const REPOSITORY = "pulumi-chatbot/pulumi-chatbot";
+
+/** GitHub's download address of a release asset, as a path: the stand-in below serves these. */
+export const releaseAsset = (repository: string, version: string, asset: string) =>
+    `/${repository}/releases/download/v${version}/${asset}`;
+
+/** A stand-in for GitHub's release downloads, serving on loopback the files `assets` names by
+ *  path (releaseAsset) and recording each request in `served`; and the environment that points
+ *  the engine's github:// download addresses at it (the engine puts each plugin's version in
+ *  place of ${VERSION}), with automatic plugin acquisition on, as a user's stack has it. */
+export async function githubReleases(
+    servers: { listen(listener: http.RequestListener): Promise<string> },
+    assets: Record<string, string>,
+    served: string[],
+): Promise<Record<string, string | undefined>> {
+    const url = await servers.listen((req, res) => {
+        served.push(`${req.method} ${req.url}`);
+        const file = assets[decodeURIComponent(req.url ?? "")];
+        if (req.method !== "GET" || !file) {
+            res.writeHead(404).end();
+            return;
+        }
+        const body = fs.readFileSync(file);
+        res.writeHead(200, { "content-type": "application/octet-stream", "content-length": body.length }).end(body);
+    });
+    return {
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: undefined,
+        PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `^github://api\\.github\\.com/(?P<org>[^/]+)/(?P<repo>[^/]+)$=${url}/\${org}/\${repo}/releases/download/v\${VERSION}`,
     };
 }
