@@ -9,7 +9,7 @@
 //     folder with the environment the Java SDK reads (PULUMI_MONITOR, PULUMI_ENGINE,
 //     PULUMI_ORGANIZATION, PULUMI_PROJECT, PULUMI_STACK, PULUMI_PWD, PULUMI_DRY_RUN,
 //     PULUMI_PARALLEL, PULUMI_CONFIG, PULUMI_CONFIG_SECRET_KEYS); exit 32 means the error was
-//     already shown.
+//     already shown. Its output (Maven's, the program's) is shown only when the run fails.
 //   - GetRequiredPackages: the SDK's own classpath scan, `mvn ... compile exec:java
 //     -DmainClass=com.pulumi.bootstrap.internal.Main -DmainArgs=packages`, which prints the
 //     plugin.json resources of the program's dependencies (com/<namespace>/<name>/plugin.json in
@@ -224,8 +224,16 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	cmd := exec.CommandContext(ctx, exe.cmd, exe.runArgs...)
 	cmd.Dir = exe.dir
 	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	return h.Programs.Run(cmd), nil
+	// As the real host: Maven's build lines and the program's own output are shown only when the
+	// run fails (the program reports through the engine: ctx.log()).
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	response := h.Programs.Run(cmd)
+	if response.GetError() != "" || response.GetBail() {
+		_, _ = os.Stdout.Write(stdout.Bytes())
+		_, _ = os.Stderr.Write(stderr.Bytes())
+	}
+	return response, nil
 }
 
 // programEnv is the host's environment and the run's settings, in the variables the Java SDK reads

@@ -1,0 +1,391 @@
+/**
+ * The Java SDK (sdk/java, generated from the native plugin's schema by this repository's Java
+ * generator through `pulumi package gen-sdk --language java`: `npm run gen-sdk`) and the Java
+ * example (examples/java) through the real pulumi CLI and the Java language host
+ * (tools/pulumi/cmd/pulumi-language-java), as a Java user of a registry provider has it:
+ *
+ * - the SDK comes from a Maven repository laid out by the release's own step (scripts/java-dist.js,
+ *   built once per run), named in Maven settings, never installed by hand;
+ * - the stack runs in a fresh PULUMI_HOME with only `java` and `mvn` (and the few POSIX commands
+ *   the mvn script calls) on PATH, no `node`, no `plugins.providers`: the engine downloads the
+ *   plugin of the SDK's version from a loopback stand-in for the GitHub release, named by the
+ *   plugin.json inside the SDK's jar; and, as the pulumi CLI no longer bundles a Java host, it
+ *   downloads that too, the release of pulumi-java it pins, which the stand-in serves as this
+ *   repository's host (tools/pulumi/cmd/pulumi-language-java) packed the way pulumi-java's are;
+ * - against two simulators: the stack's account and a second one through an explicit provider.
+ *
+ * Maven's local repository: each run of the program gets its own, made of hard links to the one
+ * the SDK's build fills (.maven/repository) without this package's artifacts, so the SDK is always
+ * the one of this run's repository; what Maven downloaded is linked back for the next run.
+ */
+import { strict as assert } from "assert";
+import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import type { ChatbotSimulator } from "pulumi-chatbot/testing";
+import { emptySimulator, installedTesting, loopbackServers, root, PACKAGE_VERSION } from "../helpers/support";
+import {
+    exampleConfig,
+    githubReleases,
+    pathOnly,
+    pluginArchive,
+    releaseAsset,
+    REPOSITORY,
+} from "../helpers/languagePrograms";
+import { CHANGES_EXIT_CODE, isSecret, ok, plain, pulumiCli, PulumiStack, STORY, OTHER_STORY } from "../helpers/pulumi";
+import { oncePerRun } from "../helpers/oncePerRun";
+
+const { check } = require("../../scripts/gen-sdk.js") as {
+    check(languages: string[]): Record<string, string[]>;
+};
+const javaDist = require("../../scripts/java-dist.js") as {
+    build(outDir: string): string[];
+    coordinates(): { groupId: string; artifactId: string; version: string };
+    MAVEN_REPO: string;
+};
+
+const SDK = path.join(root, "sdk", "java");
+const PACKAGE_DIR = path.join(SDK, "src", "main", "java", "com", "pulumichatbot", "chatbot");
+const EXAMPLE = path.join(root, "examples", "java");
+const CONNECTION = "chatbot:index:WebhookConnection";
+const WEBHOOK_TOKEN = "tok-java-SECRET-7";
+const BASIC_PASSWORD = "pw-java-SECRET-7";
+const HAND_TOKEN = "tok-hand-SECRET-7";
+const HAND_PASSWORD = "pw-hand-SECRET-7";
+/** This package's Maven group, as a folder of a repository. */
+const GROUP_DIR = path.join("com", "pulumichatbot");
+
+/** The SDK as a Maven repository, built once per run by the release's step. */
+function sdkRepository(): string {
+    return oncePerRun("java-maven-repository", () => {
+        const out = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-maven-"));
+        javaDist.build(out);
+        return out;
+    });
+}
+
+/** The release of pulumi-java's host that the pinned CLI downloads for a Java program: its
+ *  knownLanguageRuntimes (pkg/v3 util/plugin.go of the module tools/pulumi pins). */
+function javaHostVersion(): string {
+    const { pinnedVersion } = require("../../scripts/pulumi-path.js") as { pinnedVersion(): string };
+    const modCache = execFileSync("go", ["env", "GOMODCACHE"], { encoding: "utf8" }).trim();
+    const source = fs.readFileSync(
+        path.join(modCache, "github.com", "pulumi", "pulumi", `pkg`, `v3@${pinnedVersion()}`, "util", "plugin.go"),
+        "utf8",
+    );
+    const m = /"java":\s*semver\.MustParse\("([^"]+)"\)/.exec(source);
+    assert.ok(m, "the pinned CLI names the Java host's version");
+    return m[1];
+}
+
+/** Every file under `dir` (relative paths), but this package's own. */
+function repositoryFiles(dir: string): string[] {
+    if (!fs.existsSync(dir)) return [];
+    return (fs.readdirSync(dir, { recursive: true }) as string[]).filter(
+        (f) => !f.startsWith(GROUP_DIR) && fs.statSync(path.join(dir, f)).isFile(),
+    );
+}
+
+/** Hard links of `from`'s files (this package's left out) in `to`, where `to` has none yet. */
+function linkFiles(from: string, to: string): void {
+    for (const file of repositoryFiles(from)) {
+        const target = path.join(to, file);
+        if (fs.existsSync(target)) continue;
+        fs.mkdirSync(path.dirname(target), { recursive: true });
+        try {
+            fs.linkSync(path.join(from, file), target);
+        } catch {
+            fs.copyFileSync(path.join(from, file), target);
+        }
+    }
+}
+
+describe("the Java SDK", function () {
+    this.timeout(300_000);
+
+    it("is what the schema generates: a field changed without `npm run gen-sdk` fails here", () => {
+        const found = check(["java"]);
+        assert.deepEqual(Object.keys(found), ["java"], "the Java host is beside the pinned CLI");
+        assert.deepEqual(found.java, [], "sdk/java is stale: run `npm run gen-sdk` and commit sdk/");
+    });
+
+    it("the generators' own tests pass (go test of the Java host: classes, required inputs, secrets, plugin.json, the Java `pulumi import` prints)", async () => {
+        const out = execFileSync("go", ["test", "-count=1", "./cmd/pulumi-language-java"], {
+            cwd: path.join(root, "tools", "pulumi"),
+            encoding: "utf8",
+            env: { ...process.env, GOWORK: "off" },
+        });
+        assert.match(out, /^ok\s/m);
+    });
+
+    it("has the classes, annotations and secrets the schema names, and plugin.json for the engine", () => {
+        const connection = fs.readFileSync(path.join(PACKAGE_DIR, "WebhookConnection.java"), "utf8");
+        assert.match(connection, /@ResourceType\(type="chatbot:index:WebhookConnection"\)/);
+        assert.match(connection, /public WebhookConnection\(java\.lang\.String name, WebhookConnectionArgs args\)/);
+        assert.match(connection, /@Export\(name="token"/);
+        assert.match(connection, /additionalSecretOutputs\(List\.of\(\s*"auth",\s*"headers",\s*"token"\s*\)\)/);
+        const args = fs.readFileSync(path.join(PACKAGE_DIR, "WebhookConnectionArgs.java"), "utf8");
+        assert.match(args, /@Import\(name="storyId", required=true\)/);
+        assert.match(args, /MissingRequiredPropertyException\("WebhookConnectionArgs", "url"\)/);
+        // A plain value given for a secret input is sealed before it reaches the engine.
+        assert.match(args, /\$\.token = \$\.token\.asSecret\(\);/);
+        assert.match(
+            fs.readFileSync(path.join(PACKAGE_DIR, "ProviderArgs.java"), "utf8"),
+            /\$\.token = \$\.token\.asSecret\(\);/,
+        );
+        assert.match(fs.readFileSync(path.join(PACKAGE_DIR, "Provider.java"), "utf8"), /"pulumi:providers:chatbot"/);
+        const pluginJson = JSON.parse(
+            fs.readFileSync(
+                path.join(SDK, "src", "main", "resources", "com", "pulumichatbot", "chatbot", "plugin.json"),
+                "utf8",
+            ),
+        );
+        assert.deepEqual(pluginJson, {
+            resource: true,
+            name: "chatbot",
+            version: PACKAGE_VERSION,
+            server: `github://api.github.com/${REPOSITORY}`,
+        });
+        assert.deepEqual(javaDist.coordinates(), {
+            groupId: "com.pulumichatbot",
+            artifactId: "chatbot",
+            version: PACKAGE_VERSION,
+        });
+        assert.match(
+            fs.readFileSync(path.join(EXAMPLE, "pom.xml"), "utf8"),
+            new RegExp(
+                `<artifactId>chatbot</artifactId>\\s*<version>${PACKAGE_VERSION.replace(/\./g, "\\.")}</version>`,
+            ),
+            "the example names the SDK of this version",
+        );
+    });
+});
+
+describe("Java: examples/java from the SDK's Maven repository, the plugin downloaded, under the pulumi CLI", function () {
+    this.timeout(1_200_000);
+    let sim: ChatbotSimulator;
+    let partnerSim: ChatbotSimulator;
+    let scratch: string;
+    const servers = loopbackServers();
+    const served: string[] = [];
+
+    const writes = (s: ChatbotSimulator) =>
+        s.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+
+    before(async () => {
+        sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop" } });
+        partnerSim = await installedTesting().ChatbotSimulator.start({ stories: { [OTHER_STORY]: "Partner" } });
+        scratch = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-java-"));
+    });
+    beforeEach(() => {
+        emptySimulator(sim);
+        emptySimulator(partnerSim);
+    });
+    after(async () => {
+        await servers.closeAll();
+        await sim?.close();
+        await partnerSim?.close();
+        if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+    });
+
+    it("up, secrets sealed, no change on a second preview, a change by hand found and put back, import prints Java that previews with no change, destroy", async () => {
+        const repository = sdkRepository();
+        const hostVersion = javaHostVersion();
+        const hostArchive = path.join(scratch, `pulumi-language-java-v${hostVersion}-linux-amd64.tar.gz`);
+        execFileSync("tar", ["-czf", hostArchive, "-C", path.dirname(pulumiCli()), "pulumi-language-java"]);
+        const pluginAsset = releaseAsset(REPOSITORY, PACKAGE_VERSION, path.basename(pluginArchive()));
+        const hostAsset = releaseAsset("pulumi/pulumi-java", hostVersion, path.basename(hostArchive));
+        const download = await githubReleases(
+            servers,
+            { [pluginAsset]: pluginArchive(), [hostAsset]: hostArchive },
+            served,
+        );
+        const project = path.join(scratch, "java");
+        fs.cpSync(EXAMPLE, project, { recursive: true });
+        // As outside this repository: no plugins section, the engine downloads the plugin.
+        const yaml = path.join(project, "Pulumi.yaml");
+        fs.writeFileSync(yaml, fs.readFileSync(yaml, "utf8").replace(/\nplugins:[\s\S]*$/, "\n"));
+        assert.doesNotMatch(fs.readFileSync(yaml, "utf8"), /plugins/);
+        // Maven: this case's local repository, and the SDK's repository named in settings, as a
+        // user names a repository other than Maven Central.
+        const localRepository = path.join(scratch, "m2");
+        linkFiles(javaDist.MAVEN_REPO, localRepository);
+        const settings = path.join(scratch, "settings.xml");
+        fs.writeFileSync(
+            settings,
+            `<settings><profiles><profile><id>chatbot</id><repositories><repository><id>chatbot-sdk</id>` +
+                `<url>file://${repository}</url></repository></repositories></profile></profiles>` +
+                `<activeProfiles><activeProfile>chatbot</activeProfile></activeProfiles></settings>\n`,
+        );
+        fs.mkdirSync(path.join(project, ".mvn"));
+        fs.writeFileSync(
+            path.join(project, ".mvn", "maven.config"),
+            `--settings=${settings}\n-Dmaven.repo.local=${localRepository}\n`,
+        );
+        const which = (name: string) => execFileSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).trim();
+        const bin = pathOnly(
+            path.join(scratch, "bin"),
+            Object.fromEntries(
+                ["java", "mvn", "uname", "dirname", "expr", "ls", "tr"].map((name) => [
+                    name,
+                    fs.realpathSync(which(name)),
+                ]),
+            ),
+        );
+        const stack = await PulumiStack.create({
+            projectDir: project,
+            config: exampleConfig(
+                "go",
+                sim,
+                partnerSim,
+                { webhookToken: WEBHOOK_TOKEN, basicPassword: BASIC_PASSWORD },
+                "https://bot.example.com",
+            ),
+            env: { ...download, PATH: bin, CHATBOT_RETRY_BASE_MS: "5" },
+        });
+        try {
+            const s = stack;
+            const secrets = [WEBHOOK_TOKEN, BASIC_PASSWORD, sim.token, partnerSim.token];
+
+            const preview = ok(await s.run("preview"));
+            assert.deepEqual([...sim.requests, ...partnerSim.requests], [], "a preview sends nothing");
+            assert.equal(preview.changes.create, 5, "the stack, the partner's provider, three connections");
+            assert.deepEqual(
+                served,
+                [`GET ${hostAsset}`, `GET ${pluginAsset}`],
+                "the CLI downloaded the Java host it pins, then the plugin of the SDK's version, named by the jar's plugin.json, once each",
+            );
+            const sdkJar = path.join(
+                localRepository,
+                GROUP_DIR,
+                "chatbot",
+                PACKAGE_VERSION,
+                `chatbot-${PACKAGE_VERSION}.jar`,
+            );
+            assert.ok(
+                fs
+                    .readFileSync(sdkJar)
+                    .equals(
+                        fs.readFileSync(
+                            path.join(repository, GROUP_DIR, "chatbot", PACKAGE_VERSION, path.basename(sdkJar)),
+                        ),
+                    ),
+                "Maven resolved the SDK from its repository",
+            );
+
+            ok(await s.run("up"));
+            const mine = sim.listConnections();
+            assert.deepEqual(mine.map((c) => c.name).sort(), ["orders", "support"]);
+            const orders = mine.find((c) => c.name === "orders");
+            const support = mine.find((c) => c.name === "support");
+            assert.equal(orders?.token, WEBHOOK_TOKEN);
+            assert.deepEqual(orders?.headers, { "X-Environment": "production" });
+            assert.deepEqual(support?.auth, { username: "chatbot", password: BASIC_PASSWORD });
+            assert.equal(support?.headers?.["X-Orders-Connection"], orders?.id, "an output of one, input of the other");
+            const partners = partnerSim.listConnections();
+            assert.deepEqual(
+                partners.map((c) => [c.name, c.story.id, c.url]),
+                [["orders", OTHER_STORY, "https://bot.example.com/chatbot/partner/orders"]],
+                "the explicit provider's connection is in the second account",
+            );
+            assert.deepEqual(await s.outputs(), {
+                ordersConnectionId: orders?.id,
+                supportConnectionId: support?.id,
+                partnerConnectionId: partners[0].id,
+                storyName: "Shop",
+            });
+
+            const exported = await s.pulumi(["stack", "export"]);
+            for (const secret of secrets)
+                assert.ok(!exported.stdout.includes(secret), "no secret in plain text in state");
+            for (const state of await s.resources(CONNECTION)) {
+                for (const key of ["token", "headers", "auth"]) {
+                    const value = (state.outputs as Record<string, unknown>)[key];
+                    if (value !== undefined) assert.ok(isSecret(value), `${state.urn} ${key} is secret`);
+                }
+            }
+            const providers = (await s.export(true)).deployment.resources?.filter(
+                (r) => r.type === "pulumi:providers:chatbot",
+            );
+            assert.deepEqual(
+                providers?.map((p) => (p.urn.split("::").pop() as string).replace(/^default_.*/, "default")).sort(),
+                ["default", "partner"],
+            );
+            for (const p of providers ?? []) assert.ok(isSecret(p.inputs?.token), `${p.urn}: the token is secret`);
+            assert.equal(plain(providers?.find((p) => p.urn.endsWith("::partner"))?.inputs?.token), partnerSim.token);
+            ok(await s.run("preview", { expectNoChanges: true }));
+
+            // By hand: a new url in the main account, a new token in the second.
+            sim.editConnection(orders?.id as string, { url: "https://changed.example.com/by-hand" });
+            partnerSim.editConnection(partners[0].id, { token: "changed-by-hand" });
+            sim.resetRequests();
+            partnerSim.resetRequests();
+            const drift = await s.run("preview", { refresh: true, expectNoChanges: true });
+            assert.equal(drift.code, CHANGES_EXIT_CODE, "the drift check fails");
+            assert.deepEqual([...writes(sim), ...writes(partnerSim)], [], "and writes nothing");
+            ok(await s.run("up", { refresh: true }));
+            assert.deepEqual(writes(sim), [`PUT /v2/integrations/webhook/${orders?.id}`]);
+            assert.deepEqual(writes(partnerSim), [`PUT /v2/integrations/webhook/${partners[0].id}`]);
+            assert.equal(sim.getConnection(orders?.id as string)?.url, "https://bot.example.com/chatbot/orders");
+            assert.equal(partnerSim.getConnection(partners[0].id)?.token, WEBHOOK_TOKEN);
+
+            // One made by hand, adopted with `pulumi import`: no write; the Java it prints, added to
+            // the program, shows no change.
+            const made = sim.addConnection({
+                story: { id: STORY, name: "Shop" },
+                name: "made-by-hand",
+                url: "https://hand.example.com/hook",
+                token: HAND_TOKEN,
+                auth: { username: "ops", password: HAND_PASSWORD },
+            });
+            sim.resetRequests();
+            partnerSim.resetRequests();
+            const code = path.join(scratch, "Imported.java");
+            const imported = await s.pulumi([
+                "import",
+                CONNECTION,
+                "made-by-hand",
+                made.id,
+                "--yes",
+                "--protect=false",
+                "--out",
+                code,
+            ]);
+            assert.equal(imported.code, 0, imported.stderr + imported.stdout);
+            assert.deepEqual([...writes(sim), ...writes(partnerSim)], [], "the import writes nothing");
+            const generated = fs.readFileSync(code, "utf8");
+            assert.match(generated, /^import com\.pulumichatbot\.chatbot\.WebhookConnection;$/m);
+            assert.match(generated, /new WebhookConnection\("made-by-hand", WebhookConnectionArgs\.builder\(\)/);
+            for (const secret of [HAND_TOKEN, HAND_PASSWORD]) {
+                assert.match(generated, new RegExp(`Output\\.ofSecret\\("${secret}"\\)`));
+            }
+            adopt(path.join(project, "src", "main", "java", "chatbot", "App.java"), generated);
+            ok(await s.run("preview", { expectNoChanges: true }));
+            const [adopted] = (await s.resources(CONNECTION)).filter((r) => r.urn.endsWith("::made-by-hand"));
+            assert.equal(adopted?.id, made.id);
+
+            ok(await s.run("destroy"));
+            assert.deepEqual(sim.listConnections(), []);
+            assert.deepEqual(partnerSim.listConnections(), []);
+            assert.equal(served.length, 2, "downloaded once, then used from PULUMI_HOME");
+        } finally {
+            stack.dispose();
+            linkFiles(localRepository, javaDist.MAVEN_REPO);
+        }
+    });
+});
+
+/** Adds what `pulumi import` printed (a whole program) to the example's App.java: its imports, and
+ *  the statements of its stack method after the example's own. */
+function adopt(app: string, generated: string): void {
+    const body = /public static void stack\(Context ctx\) \{\n([\s\S]*?)\n {4}\}\n\}\s*$/.exec(generated);
+    assert.ok(body, `the printed program has a stack method:\n${generated}`);
+    const imports = generated.match(/^import [\w.]+;$/gm) ?? [];
+    let program = fs.readFileSync(app, "utf8");
+    const missing = imports.filter((line) => !program.includes(line));
+    program = program.replace(/^(import java\.util\.Map;)$/m, [...missing, "$1"].join("\n"));
+    const hook = '        ctx.export("ordersConnectionId", orders.id());';
+    assert.ok(program.includes(hook));
+    fs.writeFileSync(app, program.replace(hook, `${body[1]}\n${hook}`));
+}
