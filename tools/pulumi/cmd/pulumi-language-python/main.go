@@ -20,12 +20,12 @@
 // installed distribution's package folder (the toolchain package of v3.274.1 lists names and
 // versions only); Link adds the SDK's folder to the project's dependencies with the toolchain
 // (requirements.txt, pyproject.toml) and prints the import, written here from the LinkRequest
-// alone; the program runs in a process group of its own (python and what it starts), killed when
+// alone; Pack (pack.go) builds the wheel with `pip wheel` rather than `build`; the program runs in a process group of its own (python and what it starts), killed when
 // its request ends early and when the engine is gone (its CLI killed: stdin ends, the host's
 // parent changes, or a 2 s health check fails), after which the host exits within a second, where
 // the real one waits for its 5-minute health check (internal/langhost, shared with this module's
 // Node.js and Go hosts). It leaves out the typechecker option (mypy, pyright), debugging (attach),
-// Pack, RunPlugin (Python plugins), RuntimeOptionsPrompts and Template (`pulumi new`), and
+// RunPlugin (Python plugins), RuntimeOptionsPrompts and Template (`pulumi new`), and
 // tracing spans.
 package main
 
