@@ -27,6 +27,34 @@ const toolsDir = path.join(root, "tools", "pulumi");
  *  language_test.go files at v3.274.1 itself are not reachable here). */
 const REAL_SOURCE = "pulumi/pulumi at 1b5949891b (2026-08-21, after v3.259.0), the newest copy reachable here";
 
+/** Tests of v3.274.1 that the copy of pulumi/pulumi read does not have yet: what the real hosts do
+ *  with them is not known here. */
+const NEWER_THAN_REAL = new Set([
+    "l1-builtin-range",
+    "l1-operator-precedence",
+    "l2-call-per-value-deps",
+    "l2-component-output-value-input-deps",
+    "l2-explicit-extension-provider",
+    "l2-extension-borrowed-type",
+    "l2-failed-create-component-continue-on-error",
+    "l2-failed-create-continue-on-error-read",
+    "l2-failed-create-downstream-continue-on-error",
+    "l2-failed-read-continue-on-error",
+    "l2-invoke-default-argument",
+    "l2-invoke-per-value-deps",
+    "l2-invoke-provider-inheritance",
+    "l2-invoke-union-dependencies",
+    "l2-map-keys-invoke-call",
+    "l2-recover-invoke",
+    "l2-resource-exists",
+    "l2-resource-read-depends-on",
+    "l2-resource-read-id-rewrite",
+    "l2-resource-read-unknown",
+    "l2-resource-self-reference",
+    "l2-secret-unknown",
+    "policy-unknowns",
+]);
+
 /** Reasons shared by every host: what the real hosts' tests give the suite that the pinned module
  *  does not hold. */
 const NO_POLICY_PACKS =
@@ -156,18 +184,33 @@ const HOSTS = {
             "l1-builtin-string": 'cannot convert strings.Split(aString, "-") ([]string) to pulumi.StringArray',
             "l2-failed-create-recover-continue-on-error": "Go SDK output recovery is not implemented",
         },
-        notHere: Object.fromEntries(
-            [
-                "l2-component-property-deps",
-                "l2-provider-call",
-                "l2-provider-call-explicit",
-                "l2-resource-elide-unknowns",
-                "l3-component-simple",
-            ].map((t) => [
-                t,
-                "the real test runs its own hand-written program instead of the generated one (programOverrides, its testdata/overrides), which is in pulumi/pulumi's repository, not in the pkg/v3 module",
-            ]),
-        ),
+        notHere: {
+            // The real test runs these with hand-written programs (its programOverrides, testdata/overrides).
+            ...Object.fromEntries(
+                [
+                    "l2-component-property-deps",
+                    "l2-provider-call",
+                    "l2-provider-call-explicit",
+                    "l2-resource-elide-unknowns",
+                    "l3-component-simple",
+                ].map((t) => [
+                    t,
+                    "the real test runs a hand-written program instead of the generated one (its testdata/overrides), which is in pulumi/pulumi's repository, not in the pkg/v3 module",
+                ]),
+            ),
+            // Programs that Pulumi's Go code generator (pkg/v3/codegen/go) writes wrong at v3.274.1:
+            // the host builds them as the real one does, and `go build` refuses them.
+            "l1-operator-precedence":
+                "codegen/go exports a plain string where an Input is needed: main.go does not compile (cannot use tmp2 (string) as pulumi.Input)",
+            "l2-call-per-value-deps":
+                "codegen/go uses variables outside the scope it declares them in: main.go does not compile (undefined: paText)",
+            "l2-recover-invoke":
+                'codegen/go has no `recover`: main.go does not compile ("TODO: call recover" is not a pulumi.Input)',
+            "l2-resource-self-reference":
+                "codegen/go writes an SDK that uses NodeMapInput and NodeArrayInput without defining them: the SDK does not compile",
+            "l2-invoke-per-value-deps":
+                "the Go SDK (sdk/v3) reports one dependency more for an invoke argument than the suite expects (StringResource a): the SDK's doing; the host passes no dependencies",
+        },
         realSkips: (tests) =>
             Object.fromEntries(
                 tests.filter((t) => t.startsWith("provider-")).map((t) => [t, "skipped: provider tests"]),
@@ -312,6 +355,7 @@ function realOutcome(host, test, skips) {
     const failure = HOSTS[host].expectedFailures[test];
     if (failure) return `expected failure: ${failure}`;
     if (skips[test]) return `skipped: ${skips[test]}`;
+    if (NEWER_THAN_REAL.has(test)) return "not known: the test is newer than the copy of pulumi/pulumi read";
     return "passes";
 }
 
@@ -320,7 +364,7 @@ function summary(results) {
     return { run: results.length - count("skip"), pass: count("pass"), fail: count("fail"), skip: count("skip") };
 }
 
-function writeDoc(runs, totalSeconds) {
+function writeDoc(runs, totalSeconds, selection) {
     const cell = (s) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
     const lines = [
         "# Language conformance",
@@ -334,6 +378,10 @@ function writeDoc(runs, totalSeconds) {
         "machine's registries, runs them through the engine and checks the result. Generated code is not",
         "compared with the real hosts' snapshots (they are not in the module): it is written, and judged by",
         "running it. See CONTRIBUTING.md for how to run it.",
+        "",
+        selection
+            ? `This run ran only the tests matching \`${selection}\` (\`npm run conformance -- --run '${selection}'\`), not the whole suite.`
+            : "This run ran the whole suite.",
         "",
         "| host | core SDK | tests run | passed | failed | skipped | minutes |",
         "| --- | --- | --- | --- | --- | --- | --- |",
@@ -393,11 +441,14 @@ async function main() {
     }
     const seconds = Math.round((Date.now() - started) / 1000);
     console.log(`conformance: ${seconds} s`);
-    if (!args.run && args.hosts.length === Object.keys(HOSTS).length) writeDoc(runs, seconds);
+    // A run of every host writes the doc, saying which tests it ran; a run of some hosts only prints.
+    if (args.hosts.length === Object.keys(HOSTS).length) writeDoc(runs, seconds, args.run);
     process.exitCode = unexplained ? 1 : 0;
 }
 
-main().catch((e) => {
-    console.error(`conformance: ${e instanceof Error ? e.message : String(e)}`);
-    process.exit(1);
-});
+if (require.main === module) {
+    main().catch((e) => {
+        console.error(`conformance: ${e instanceof Error ? e.message : String(e)}`);
+        process.exit(1);
+    });
+}
