@@ -5,15 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/pulumi-chatbot/tools/pulumi/internal/langhost"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/fsutil"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	"github.com/pulumi/pulumi/sdk/v3/nodejs/npm"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 )
@@ -32,11 +33,6 @@ func packageManager(info *pulumirpc.ProgramInfo) npm.PackageManagerType {
 func (h *host) InstallDependencies(
 	req *pulumirpc.InstallDependenciesRequest, server pulumirpc.LanguageRuntime_InstallDependenciesServer,
 ) error {
-	closer, stdout, stderr, err := rpcutil.MakeInstallDependenciesStreams(server, req.GetIsTerminal())
-	if err != nil {
-		return err
-	}
-	defer closer.Close()
 	dir := req.GetInfo().GetProgramDirectory()
 	if root, err := npm.FindWorkspaceRoot(dir); err == nil {
 		// A program inside an npm or yarn workspace installs at the workspace's root.
@@ -44,12 +40,10 @@ func (h *host) InstallDependencies(
 	} else if !errors.Is(err, npm.ErrNotInWorkspace) {
 		return fmt.Errorf("looking for a workspace root: %w", err)
 	}
-	fmt.Fprint(stdout, "Installing dependencies...\n\n")
-	if _, err := npm.Install(server.Context(), packageManager(req.GetInfo()), dir, false, stdout, stderr); err != nil {
+	return langhost.InstallDependencies(server, req.GetIsTerminal(), func(ctx context.Context, stdout, stderr io.Writer) error {
+		_, err := npm.Install(ctx, packageManager(req.GetInfo()), dir, false, stdout, stderr)
 		return err
-	}
-	fmt.Fprint(stdout, "Finished installing dependencies\n\n")
-	return closer.Close()
+	})
 }
 
 // GetProgramDependencies lists the program's installed packages (`pulumi about`).
@@ -65,11 +59,7 @@ func (h *host) GetProgramDependencies(
 	if err != nil {
 		return nil, fmt.Errorf("failed to get node dependencies: %w", err)
 	}
-	deps := make([]*pulumirpc.DependencyInfo, len(found))
-	for i, d := range found {
-		deps[i] = &pulumirpc.DependencyInfo{Name: d.Name, Version: d.Version}
-	}
-	return &pulumirpc.GetProgramDependenciesResponse{Dependencies: deps}, nil
+	return langhost.ProgramDependencies(found), nil
 }
 
 // packageJSON is what a package.json says of the plugin its package needs.

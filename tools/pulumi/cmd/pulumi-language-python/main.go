@@ -383,18 +383,10 @@ func (h *host) InstallDependencies(
 	if err != nil {
 		return err
 	}
-	closer, stdout, stderr, err := rpcutil.MakeInstallDependenciesStreams(server, req.GetIsTerminal())
-	if err != nil {
-		return err
-	}
-	defer closer.Close()
-	fmt.Fprint(stdout, "Installing dependencies...\n\n")
-	if err := tc.InstallDependencies(server.Context(), req.GetInfo().GetProgramDirectory(),
-		req.GetUseLanguageVersionTools(), true, stdout, stderr); err != nil {
-		return err
-	}
-	fmt.Fprint(stdout, "Finished installing dependencies\n\n")
-	return closer.Close()
+	return langhost.InstallDependencies(server, req.GetIsTerminal(), func(ctx context.Context, stdout, stderr io.Writer) error {
+		return tc.InstallDependencies(ctx, req.GetInfo().GetProgramDirectory(),
+			req.GetUseLanguageVersionTools(), true, stdout, stderr)
+	})
 }
 
 func (h *host) About(ctx context.Context, req *pulumirpc.AboutRequest) (*pulumirpc.AboutResponse, error) {
@@ -427,11 +419,7 @@ func (h *host) GetProgramDependencies(
 	if err != nil {
 		return nil, fmt.Errorf("failed to get python dependencies: %w", err)
 	}
-	deps := make([]*pulumirpc.DependencyInfo, len(found))
-	for i, d := range found {
-		deps[i] = &pulumirpc.DependencyInfo{Name: d.Name, Version: d.Version}
-	}
-	return &pulumirpc.GetProgramDependenciesResponse{Dependencies: deps}, nil
+	return langhost.ProgramDependencies(found), nil
 }
 
 func (h *host) Cancel(context.Context, *emptypb.Empty) (*emptypb.Empty, error) {
