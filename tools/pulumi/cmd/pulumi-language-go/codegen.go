@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path"
@@ -16,7 +17,6 @@ import (
 	"github.com/pulumi/pulumi/pkg/v3/codegen/pcl"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/fsutil"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/workspace"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"golang.org/x/mod/modfile"
@@ -152,28 +152,23 @@ func (h *host) Link(ctx context.Context, req *pulumirpc.LinkRequest) (*pulumirpc
 func (h *host) InstallDependencies(
 	req *pulumirpc.InstallDependenciesRequest, server pulumirpc.LanguageRuntime_InstallDependenciesServer,
 ) error {
-	closer, stdout, stderr, err := rpcutil.MakeInstallDependenciesStreams(server, req.GetIsTerminal())
-	if err != nil {
-		return err
-	}
-	defer closer.Close()
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, "Installing dependencies...\n\n")
 	dir := req.GetInfo().GetProgramDirectory()
 	if dir == "" {
 		dir = req.GetDirectory()
 	}
-	tidy := exec.CommandContext(server.Context(), gobin, "mod", "tidy", "-compat=1.18")
-	tidy.Dir = dir
-	tidy.Stdout, tidy.Stderr = stdout, stderr
-	if err := tidy.Run(); err != nil {
-		return fmt.Errorf("`go mod tidy` failed to install dependencies: %w", err)
-	}
-	fmt.Fprint(stdout, "Finished installing dependencies\n\n")
-	return closer.Close()
+	return langhost.InstallDependencies(server, req.GetIsTerminal(), func(ctx context.Context, stdout, stderr io.Writer) error {
+		tidy := exec.CommandContext(ctx, gobin, "mod", "tidy", "-compat=1.18")
+		tidy.Dir = dir
+		tidy.Stdout, tidy.Stderr = stdout, stderr
+		if err := tidy.Run(); err != nil {
+			return fmt.Errorf("`go mod tidy` failed to install dependencies: %w", err)
+		}
+		return nil
+	})
 }
 
 // Pack copies a Go module (an SDK) into the destination as a folder named after its module path:

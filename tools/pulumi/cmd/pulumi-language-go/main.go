@@ -26,8 +26,8 @@
 // (internal/langhost, shared with this module's Node.js and Python hosts). Left out: the
 // "Compiling the program ..." lines the real host logs through the engine, PULUMI_GO_USE_RUN (`go
 // run`), attachDebugger, RunPlugin (plugins written in Go), tracing, the minimum Go version check,
-// and the Cancel RPC (a run ends with its request). The conformance suite of the pinned pkg/v3
-// (testing/pulumi-test-language) passes for the tests it was run with (docs/go.md).
+// and the Cancel RPC (a run ends with its request). `npm run conformance` judges it with the
+// conformance suite of the pinned pkg/v3 (docs/conformance.md).
 package main
 
 import (

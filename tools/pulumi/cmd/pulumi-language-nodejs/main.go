@@ -2,17 +2,17 @@
 // this module. The real host (module github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3)
 // has no release tags and the Go module proxy does not serve it, so this one does what the CLI
 // needs of a host to run a TypeScript or JavaScript project (`pulumi preview`, `up`, `refresh`,
-// `destroy`, `import`, with the program `import` prints: codegen.go): it serves
-// pulumirpc.LanguageRuntime on the SDK's own gRPC stubs and runs the program with the SDK's own
-// runner, `@pulumi/pulumi/cmd/run`, from the program's node_modules, as the real host does
-// (sdk/nodejs/cmd/pulumi-language-nodejs/main.go, Run and constructArguments). What it leaves out:
-// plugin discovery from node_modules (GetRequiredPackages answers UNIMPLEMENTED, which the CLI
-// takes as "none": the only plugin these programs use is the bundled pulumi-nodejs), dependency
-// installation, SDK generation, synchronous invokes, debugging, and RunPlugin for any plugin but
-// a policy pack (`pulumi preview --policy-pack <dir>`, which it runs as the real host does). What it adds, as this module's
-// Python and Go hosts do (internal/langhost): when the engine is gone (its CLI killed), it kills
-// the program it runs and exits within a second, not at the next of the 5-minute health checks
-// plugins use.
+// `destroy`, `import`, with the program `import` prints) and what Pulumi's conformance suite asks of
+// a host (codegen.go: GenerateProgram, GeneratePackage, GenerateProject; deps.go: InstallDependencies,
+// GetRequiredPackages, GetProgramDependencies, Pack): it serves pulumirpc.LanguageRuntime on the
+// SDK's own gRPC stubs and runs the program with the SDK's own runner, `@pulumi/pulumi/cmd/run`,
+// from the program's node_modules, as the real host does (sdk/nodejs/cmd/pulumi-language-nodejs/
+// main.go, Run and constructArguments). What it leaves out: synchronous invokes, debugging, Link,
+// the tsc build of the real host's conformance mode, and RunPlugin for any plugin but a policy pack
+// (`pulumi preview --policy-pack <dir>`, which it runs as the real host does). What it adds, as
+// this module's Python and Go hosts do (internal/langhost): when the engine is gone (its CLI
+// killed), it kills the program it runs and exits within a second, not at the next of the 5-minute
+// health checks plugins use.
 package main
 
 import (

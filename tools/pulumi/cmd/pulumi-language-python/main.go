@@ -20,12 +20,12 @@
 // installed distribution's package folder (the toolchain package of v3.274.1 lists names and
 // versions only); Link adds the SDK's folder to the project's dependencies with the toolchain
 // (requirements.txt, pyproject.toml) and prints the import, written here from the LinkRequest
-// alone; the program runs in a process group of its own (python and what it starts), killed when
+// alone; Pack (pack.go) builds the wheel with `pip wheel` rather than `build`; the program runs in a process group of its own (python and what it starts), killed when
 // its request ends early and when the engine is gone (its CLI killed: stdin ends, the host's
 // parent changes, or a 2 s health check fails), after which the host exits within a second, where
 // the real one waits for its 5-minute health check (internal/langhost, shared with this module's
 // Node.js and Go hosts). It leaves out the typechecker option (mypy, pyright), debugging (attach),
-// Pack, RunPlugin (Python plugins), RuntimeOptionsPrompts and Template (`pulumi new`), and
+// RunPlugin (Python plugins), RuntimeOptionsPrompts and Template (`pulumi new`), and
 // tracing spans.
 package main
 
@@ -383,18 +383,10 @@ func (h *host) InstallDependencies(
 	if err != nil {
 		return err
 	}
-	closer, stdout, stderr, err := rpcutil.MakeInstallDependenciesStreams(server, req.GetIsTerminal())
-	if err != nil {
-		return err
-	}
-	defer closer.Close()
-	fmt.Fprint(stdout, "Installing dependencies...\n\n")
-	if err := tc.InstallDependencies(server.Context(), req.GetInfo().GetProgramDirectory(),
-		req.GetUseLanguageVersionTools(), true, stdout, stderr); err != nil {
-		return err
-	}
-	fmt.Fprint(stdout, "Finished installing dependencies\n\n")
-	return closer.Close()
+	return langhost.InstallDependencies(server, req.GetIsTerminal(), func(ctx context.Context, stdout, stderr io.Writer) error {
+		return tc.InstallDependencies(ctx, req.GetInfo().GetProgramDirectory(),
+			req.GetUseLanguageVersionTools(), true, stdout, stderr)
+	})
 }
 
 func (h *host) About(ctx context.Context, req *pulumirpc.AboutRequest) (*pulumirpc.AboutResponse, error) {
@@ -427,11 +419,7 @@ func (h *host) GetProgramDependencies(
 	if err != nil {
 		return nil, fmt.Errorf("failed to get python dependencies: %w", err)
 	}
-	deps := make([]*pulumirpc.DependencyInfo, len(found))
-	for i, d := range found {
-		deps[i] = &pulumirpc.DependencyInfo{Name: d.Name, Version: d.Version}
-	}
-	return &pulumirpc.GetProgramDependenciesResponse{Dependencies: deps}, nil
+	return langhost.ProgramDependencies(found), nil
 }
 
 func (h *host) Cancel(context.Context, *emptypb.Empty) (*emptypb.Empty, error) {

@@ -10,12 +10,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/constant"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
@@ -109,4 +111,32 @@ func runResponse(err error) *pulumirpc.RunResponse {
 	default:
 		return &pulumirpc.RunResponse{Error: "could not run the program: " + err.Error()}
 	}
+}
+
+// InstallDependencies answers an InstallDependencies call as every host does: install (the
+// language's own step) writes to the streams the CLI shows, between the lines the real hosts print.
+func InstallDependencies(
+	server pulumirpc.LanguageRuntime_InstallDependenciesServer, isTerminal bool,
+	install func(ctx context.Context, stdout, stderr io.Writer) error,
+) error {
+	closer, stdout, stderr, err := rpcutil.MakeInstallDependenciesStreams(server, isTerminal)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	fmt.Fprint(stdout, "Installing dependencies...\n\n")
+	if err := install(server.Context(), stdout, stderr); err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, "Finished installing dependencies\n\n")
+	return closer.Close()
+}
+
+// ProgramDependencies is the GetProgramDependencies answer of the packages a language's tools list.
+func ProgramDependencies(found []plugin.DependencyInfo) *pulumirpc.GetProgramDependenciesResponse {
+	deps := make([]*pulumirpc.DependencyInfo, len(found))
+	for i, d := range found {
+		deps[i] = &pulumirpc.DependencyInfo{Name: d.Name, Version: d.Version}
+	}
+	return &pulumirpc.GetProgramDependenciesResponse{Dependencies: deps}
 }

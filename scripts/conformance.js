@@ -1,0 +1,454 @@
+#!/usr/bin/env node
+/**
+ * `npm run conformance`: Pulumi's language conformance suite (pulumi-test-language of the pinned
+ * pkg/v3) against each language host built from tools/pulumi/cmd, the way each real host's
+ * language_test.go runs it: the same tests, the SDK of this machine's registries, the generated
+ * code's snapshots written rather than compared (the real ones are not in the module). Prints each
+ * test per host with pass, fail or skip; a whole run (no --run) writes docs/conformance.md too.
+ *
+ *   npm run conformance -- [--host nodejs,python,go] [--run REGEXP] [--parallel N] [--keep]
+ *
+ * Exits 1 when a test fails that the real host passes and HOSTS[...].notHere does not explain.
+ * Hermetic: PULUMI_HOME, backends and projects in a temporary folder, no update check, no plugin
+ * downloads; the suite's servers listen on 127.0.0.1.
+ */
+"use strict";
+const { execFileSync, spawn } = require("node:child_process");
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+const readline = require("node:readline");
+const { pulumiPath, pinnedVersion } = require("./pulumi-path.js");
+
+const root = path.resolve(__dirname, "..");
+const toolsDir = path.join(root, "tools", "pulumi");
+
+/** Where the real hosts' lists come from: the newest pulumi/pulumi this workplace can read (its
+ *  language_test.go files at v3.274.1 itself are not reachable here). */
+const REAL_SOURCE = "pulumi/pulumi at 1b5949891b (2026-08-21, after v3.259.0), the newest copy reachable here";
+
+/** Tests of v3.274.1 that the copy of pulumi/pulumi read does not have yet: what the real hosts do
+ *  with them is not known here. */
+const NEWER_THAN_REAL = new Set([
+    "l1-builtin-range",
+    "l1-operator-precedence",
+    "l2-call-per-value-deps",
+    "l2-component-output-value-input-deps",
+    "l2-explicit-extension-provider",
+    "l2-extension-borrowed-type",
+    "l2-failed-create-component-continue-on-error",
+    "l2-failed-create-continue-on-error-read",
+    "l2-failed-create-downstream-continue-on-error",
+    "l2-failed-read-continue-on-error",
+    "l2-invoke-default-argument",
+    "l2-invoke-per-value-deps",
+    "l2-invoke-provider-inheritance",
+    "l2-invoke-union-dependencies",
+    "l2-map-keys-invoke-call",
+    "l2-recover-invoke",
+    "l2-resource-exists",
+    "l2-resource-read-depends-on",
+    "l2-resource-read-id-rewrite",
+    "l2-resource-read-unknown",
+    "l2-resource-self-reference",
+    "l2-secret-unknown",
+    "policy-unknowns",
+]);
+
+/** Reasons shared by every host: what the real hosts' tests give the suite that the pinned module
+ *  does not hold. */
+const NO_POLICY_PACKS =
+    "needs the real host's policy packs (its testdata/policies), which live in pulumi/pulumi's repository, not in the pkg/v3 module";
+const NO_PROVIDERS =
+    "needs the real host's component providers (its testdata/providers), which live in pulumi/pulumi's repository, not in the pkg/v3 module";
+
+/** Tests not run for any host, and why: they would reach beyond this machine. */
+const NOT_RUN = {
+    "l2-resource-asset-archive":
+        "reads remote assets from raw.githubusercontent.com: runs here stay on loopback (this machine reaches only the package registries)",
+};
+
+/** Each host: its binary in .pulumi-cli, the core SDK it gets, and the real host's lists. */
+const HOSTS = {
+    nodejs: {
+        realTest: "sdk/nodejs/cmd/pulumi-language-nodejs/language_test.go",
+        // The @pulumi/pulumi this repository installs (package-lock.json): the registry has no 3.274.1.
+        coreSdk(dir) {
+            const from = path.join(root, "node_modules", "@pulumi", "pulumi");
+            fs.cpSync(from, dir, { recursive: true, filter: (src) => path.basename(src) !== "node_modules" });
+            return { dir, version: JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")).version };
+        },
+        expectedFailures: {
+            "l1-expand-final": "Node.js program generation does not support `...` argument expansion",
+            "l3-deferred-outputs": "Cannot find name '_arg0_'.",
+            "l3-component-primitive-conversions":
+                "primitive conversions accepted by PCL bind, but not lowered correctly by SDK generators",
+            "l2-resource-schema-secret": "does not preserve schema-secret unknown outputs",
+            "l3-range-invoke-output-traversal":
+                "pulumi#12507: range loop variable captured by reference; indexed output resolves with the wrong index",
+            "l2-raw-string-bytes":
+                "the Node.js SDK does not set accepts_byte_string: strings containing non-UTF8 bytes cannot be received from the engine",
+        },
+        // What the real test skips besides: l2-large-string on Node.js 24 and later (nodejs/node#58197).
+        realSkips: () =>
+            Number(process.versions.node.split(".")[0]) >= 24
+                ? { "l2-large-string": "skipped on Node.js 24+ (nodejs/node#58197)" }
+                : {},
+        notHere: {},
+    },
+    python: {
+        realTest: "sdk/python/cmd/pulumi-language-python/language_test.go",
+        // The Python SDK of the pinned sdk/v3 (its python folder, 3.274.1: PyPI has no such release),
+        // which the host's Pack builds into a wheel, as the real test packs its own checkout. With a
+        // core SDK the generated projects get a virtualenv of their own (codegen/python); without
+        // one they would install into the ambient Python.
+        coreSdk(dir) {
+            fs.cpSync(path.join(goModuleDir("github.com/pulumi/pulumi/sdk/v3"), "python"), dir, { recursive: true });
+            makeWritable(dir);
+            return { dir, version: pinnedVersion().slice(1) };
+        },
+        expectedFailures: {
+            "l2-config-default-from-invoke": "config default from an invoke is Output[Any], not str | None; fails mypy",
+            "l1-builtin-try": "Temporarily disabled until pr #18915 is submitted",
+            "l1-expand-final": "Python program generation does not support `...` argument expansion",
+            "l1-builtin-can": "Temporarily disabled until pr #18916 is submitted",
+            "l3-deferred-outputs": "does not type-check",
+            "l3-component-primitive-conversions":
+                "primitive conversions accepted by PCL bind, but not lowered correctly by SDK generators",
+            "l3-component-nested": "syntax error",
+            "l2-resource-schema-secret": "does not preserve schema-secret unknown outputs",
+            "l3-range-invoke-output-traversal": "len()/apply on an Output: generated program fails mypy",
+            "l2-raw-string-bytes":
+                "the Python SDK does not set accepts_byte_string: strings containing non-UTF8 bytes cannot be received from the engine",
+        },
+        realSkips: () => ({
+            "l2-discriminated-union": "pulumi#21830: expected to fail",
+            "l2-discriminated-union-many": "pulumi#21830: expected to fail",
+            "l2-discriminated-union-marked-key": "pulumi#21830: expected to fail",
+        }),
+        notHere: {},
+    },
+    go: {
+        realTest: "sdk/go/pulumi-language-go/language_test.go",
+        // The pinned sdk/v3 from the Go module cache, which the host's Pack copies, as the real test
+        // packs its own checkout.
+        coreSdk() {
+            return { dir: goModuleDir("github.com/pulumi/pulumi/sdk/v3"), version: pinnedVersion().slice(1) };
+        },
+        expectedFailures: {
+            "l2-resource-any":
+                "a list inside an any-typed input generates pulumi.Any{...}, but pulumi.Any is a func not a type; does not compile",
+            "l2-config-default-from-invoke":
+                "config variable defaulting to an invoke result is never declared; generated code does not compile",
+            "l1-config-types-object": "fails to compile",
+            "l1-config-types-optional":
+                "fails to compile: cfg.GetObject signature mismatch (same as l1-config-types-object)",
+            "l1-builtin-try": "pulumi#18506 Support try in Go program generation",
+            "l1-expand-final": "Go program generation does not support `...` argument expansion",
+            "l1-builtin-can": "pulumi#18570 Support can in Go program generation",
+            "l1-builtin-list": "list(string) config decoded as string; element/split emit TODO stubs",
+            "l1-builtin-object": "entries/lookup emit TODO stubs",
+            "l2-builtin-object": "entries/lookup emit TODO stubs",
+            "l1-builtin-to-json": "Go doesn't support output based toJSON",
+            "l2-resource-config-objects":
+                "cannot convert plainBooleanMap (variable of type string) to type pulumi.BoolMap",
+            "l2-resource-schema-secret": "does not preserve schema-secret unknown outputs",
+            "l2-plain":
+                "map literals nested in plain list elements render without a type; generated code does not compile",
+            "l2-component-program-resource-ref":
+                "pulumi#18140: cannot use ref.Value (pulumi.StringOutput) as string value",
+            "l2-component-component-resource-ref":
+                "pulumi#18140: cannot use ref.Value (pulumi.StringOutput) as string value",
+            "l3-range": "list(string) and map(string) config values decoded as raw JSON strings by cfg.Require",
+            "l3-range-resource-output-traversal": "pulumi#21678: cannot range over an ArrayOutput",
+            "l3-range-invoke-output-traversal": "pulumi#21678: len() of an invoke's ArrayOutput does not compile",
+            "l3-for": "syntax errors",
+            "l3-for-resource": "syntax errors",
+            "l3-component-nested": "cannot use true (constant of type bool) as pulumi.BoolInput",
+            "l3-resource-keyword-overlap":
+                "same component-input/output type bugs as l3-component-nested; does not compile",
+            "l3-deferred-outputs": "does not compile && for expressions are not supported",
+            "l3-rewrite-conversions": "does not compile; missing necessary casts for pulumi inputs",
+            "l3-component-config-primitives": "does not compile; missing necessary casts for pulumi inputs",
+            "l3-component-config-objects": "does not compile; missing necessary casts for pulumi inputs",
+            "l3-map-keys": "does not compile; missing necessary casts for pulumi inputs",
+            "l3-component-provider":
+                "does not compile; missing necessary casts for pulumi inputs and untyped component outputs",
+            "l2-resource-primitive-conversions":
+                "primitive conversions accepted by PCL bind, but not lowered correctly by SDK generators",
+            "l3-component-primitive-conversions":
+                "primitive conversions accepted by PCL bind, but not lowered correctly by SDK generators",
+            "l3-range-list-ref": "fails with syntax errors: undefined: err",
+            "l3-range-map-ref": "fails with syntax errors: mapResource.K1 undefined",
+            "l3-range-bool-ref": "fails with syntax errors: index < createBool (mismatched types int and bool)",
+            "l1-builtin-string": 'cannot convert strings.Split(aString, "-") ([]string) to pulumi.StringArray',
+            "l2-failed-create-recover-continue-on-error": "Go SDK output recovery is not implemented",
+        },
+        notHere: {
+            // The real test runs these with hand-written programs (its programOverrides, testdata/overrides).
+            ...Object.fromEntries(
+                [
+                    "l2-component-property-deps",
+                    "l2-provider-call",
+                    "l2-provider-call-explicit",
+                    "l2-resource-elide-unknowns",
+                    "l3-component-simple",
+                ].map((t) => [
+                    t,
+                    "the real test runs a hand-written program instead of the generated one (its testdata/overrides), which is in pulumi/pulumi's repository, not in the pkg/v3 module",
+                ]),
+            ),
+            // Programs that Pulumi's Go code generator (pkg/v3/codegen/go) writes wrong at v3.274.1:
+            // the host builds them as the real one does, and `go build` refuses them.
+            "l1-operator-precedence":
+                "codegen/go exports a plain string where an Input is needed: main.go does not compile (cannot use tmp2 (string) as pulumi.Input)",
+            "l2-call-per-value-deps":
+                "codegen/go uses variables outside the scope it declares them in: main.go does not compile (undefined: paText)",
+            "l2-recover-invoke":
+                'codegen/go has no `recover`: main.go does not compile ("TODO: call recover" is not a pulumi.Input)',
+            "l2-resource-self-reference":
+                "codegen/go writes an SDK that uses NodeMapInput and NodeArrayInput without defining them: the SDK does not compile",
+            "l2-invoke-per-value-deps":
+                "the Go SDK (sdk/v3) reports one dependency more for an invoke argument than the suite expects (StringResource a): the SDK's doing; the host passes no dependencies",
+        },
+        realSkips: (tests) =>
+            Object.fromEntries(
+                tests.filter((t) => t.startsWith("provider-")).map((t) => [t, "skipped: provider tests"]),
+            ),
+    },
+    // Java's host (tools/pulumi/cmd/pulumi-language-java) runs here once it is built beside the others:
+    // give it its core SDK and the real host's lists (pulumi/pulumi-java's language_test.go).
+    java: {
+        realTest: "pulumi/pulumi-java: pkg/cmd/pulumi-language-java/language_test.go",
+        coreSdk: () => ({ dir: "", version: "" }),
+        expectedFailures: {},
+        realSkips: () => ({}),
+        notHere: {},
+    },
+};
+
+/** The folder of a module that tools/pulumi/go.mod pins, in the Go module cache. */
+function goModuleDir(module) {
+    return execFileSync("go", ["list", "-m", "-f", "{{.Dir}}", module], {
+        cwd: toolsDir,
+        encoding: "utf8",
+        env: { ...process.env, GOFLAGS: `${process.env.GOFLAGS ?? ""} -mod=readonly`.trim() },
+    }).trim();
+}
+
+/** The module cache is read-only; a copy from it is built in, so it must be writable. */
+function makeWritable(dir) {
+    for (const f of fs.readdirSync(dir, { recursive: true })) fs.chmodSync(path.join(dir, f), 0o755);
+    fs.chmodSync(dir, 0o755);
+}
+
+/** Why a test cannot pass here although the real host passes it, for any host; null when nothing explains it. */
+function notHereReason(host, test) {
+    if (HOSTS[host].notHere[test]) return HOSTS[host].notHere[test];
+    if (test.startsWith("policy-")) return NO_POLICY_PACKS;
+    if (test.startsWith("provider-")) return NO_PROVIDERS;
+    return null;
+}
+
+function parseArgs(argv) {
+    const args = { hosts: Object.keys(HOSTS), run: "", parallel: 2, keep: false };
+    for (let i = 0; i < argv.length; i++) {
+        const value = () => {
+            if (i + 1 >= argv.length) throw new Error(`${argv[i]} needs a value`);
+            return argv[++i];
+        };
+        switch (argv[i]) {
+            case "--host":
+                args.hosts = value().split(",");
+                break;
+            case "--run":
+                args.run = value();
+                break;
+            case "--parallel":
+                args.parallel = Number(value());
+                break;
+            case "--keep":
+                args.keep = true;
+                break;
+            default:
+                throw new Error(`unknown argument ${argv[i]} (see scripts/conformance.js)`);
+        }
+    }
+    for (const host of args.hosts) if (!HOSTS[host]) throw new Error(`unknown host ${host}`);
+    return args;
+}
+
+/** A failure's gist on one line: testify's "Error:" text where the suite asserted, else its first words. */
+function gist(messages = []) {
+    const text = messages.join(" ").replace(/\s+/g, " ");
+    const error = /Error: (.*?)(?: Test: | Messages: |$)/.exec(text);
+    return (error ? error[1] : text).trim().slice(0, 200);
+}
+
+/** Runs the suite against one host; resolves with each test's result. */
+async function runHost(host, binDir, driver, args, tests) {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `conformance-${host}-`));
+    const home = path.join(tmp, "home");
+    fs.mkdirSync(home);
+    const core = HOSTS[host].coreSdk(path.join(tmp, "core-sdk"));
+    const realSkips = HOSTS[host].realSkips(tests);
+    const env = {
+        ...process.env,
+        PATH: `${binDir}${path.delimiter}${process.env.PATH}`,
+        PULUMI_HOME: home,
+        PULUMI_SKIP_UPDATE_CHECK: "true",
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+        PULUMI_CONFIG_PASSPHRASE: "conformance",
+    };
+    const started = Date.now();
+    const results = [];
+    const child = spawn(
+        driver,
+        [
+            "-language",
+            host,
+            "-host",
+            path.join(binDir, `pulumi-language-${host}`),
+            "-root",
+            path.join(tmp, "run"),
+            "-core-sdk",
+            core.dir,
+            "-core-version",
+            core.version,
+            "-run",
+            args.run,
+            "-skip",
+            JSON.stringify(NOT_RUN),
+            "-parallel",
+            String(args.parallel),
+        ],
+        { env, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    // The engine's own progress goes to the same stdout: only the driver's lines are results.
+    const output = fs.createWriteStream(path.join(tmp, "output.log"));
+    child.stderr.pipe(output);
+    for await (const line of readline.createInterface({ input: child.stdout })) {
+        if (!line.startsWith('{"test":')) {
+            output.write(line + "\n");
+            continue;
+        }
+        const r = JSON.parse(line);
+        results.push(r);
+        console.log(`  ${r.status.padEnd(4)}  ${r.test}${r.status === "fail" ? `: ${gist(r.messages)}` : ""}`);
+    }
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    if (code !== 0)
+        throw new Error(`the conformance driver exited ${code} for ${host}: see ${path.join(tmp, "output.log")}`);
+    const seconds = Math.round((Date.now() - started) / 1000);
+    if (args.keep || results.some((r) => r.status === "fail")) console.log(`  (projects and logs kept in ${tmp})`);
+    else fs.rmSync(tmp, { recursive: true, force: true });
+    return {
+        results: results.sort((a, b) => a.test.localeCompare(b.test)),
+        seconds,
+        coreVersion: core.version,
+        skips: realSkips,
+    };
+}
+
+/** What the real host does with a test: passes, expected failure, or skipped. */
+function realOutcome(host, test, skips) {
+    const failure = HOSTS[host].expectedFailures[test];
+    if (failure) return `expected failure: ${failure}`;
+    if (skips[test]) return `skipped: ${skips[test]}`;
+    if (NEWER_THAN_REAL.has(test)) return "not known: the test is newer than the copy of pulumi/pulumi read";
+    return "passes";
+}
+
+function summary(results) {
+    const count = (s) => results.filter((r) => r.status === s).length;
+    return { run: results.length - count("skip"), pass: count("pass"), fail: count("fail"), skip: count("skip") };
+}
+
+function writeDoc(runs, totalSeconds, selection) {
+    const cell = (s) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+    const lines = [
+        "# Language conformance",
+        "",
+        `Written by \`npm run conformance\` (scripts/conformance.js) on ${new Date().toISOString().slice(0, 10)}, with the pulumi CLI and`,
+        `pulumi-test-language ${pinnedVersion()} (the pinned pkg/v3), against the language hosts of tools/pulumi/cmd. The`,
+        `whole run took ${Math.round(totalSeconds / 60)} minutes on this repository's 2-core machine. What the real host does with each`,
+        `test is from its language_test.go in ${REAL_SOURCE}.`,
+        "",
+        "The suite generates each test's program and SDKs with the host, installs them with the SDK of this",
+        "machine's registries, runs them through the engine and checks the result. Generated code is not",
+        "compared with the real hosts' snapshots (they are not in the module): it is written, and judged by",
+        "running it. See CONTRIBUTING.md for how to run it.",
+        "",
+        selection
+            ? `This run ran only the tests matching \`${selection}\` (\`npm run conformance -- --run '${selection}'\`), not the whole suite.`
+            : "This run ran the whole suite.",
+        "",
+        "| host | core SDK | tests run | passed | failed | skipped | minutes |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ];
+    for (const [host, run] of Object.entries(runs)) {
+        const s = summary(run.results);
+        lines.push(
+            `| ${host} | ${run.coreVersion} | ${s.run} | ${s.pass} | ${s.fail} | ${s.skip} | ${Math.round(run.seconds / 60)} |`,
+        );
+    }
+    for (const [host, run] of Object.entries(runs)) {
+        lines.push("", `## ${host}`, "", "| test | here | real host | why not here |", "| --- | --- | --- | --- |");
+        for (const r of run.results) {
+            const real = realOutcome(host, r.test, run.skips);
+            const why =
+                r.status === "fail" && real === "passes" ? (notHereReason(host, r.test) ?? "**not explained**") : "";
+            lines.push(`| ${r.test} | ${r.status} | ${cell(real)} | ${cell(why)} |`);
+        }
+    }
+    fs.writeFileSync(path.join(root, "docs", "conformance.md"), lines.join("\n") + "\n");
+}
+
+async function main() {
+    const args = parseArgs(process.argv.slice(2));
+    process.env.PULUMI_CHATBOT_BUILD_CLI = "1";
+    const binDir = path.dirname(pulumiPath());
+    const driver = path.join(binDir, "pulumi-conformance");
+    execFileSync("go", ["build", "-trimpath", "-o", driver, "./conformance"], {
+        cwd: toolsDir,
+        stdio: "inherit",
+        env: { ...process.env, CGO_ENABLED: "0", GOFLAGS: `${process.env.GOFLAGS ?? ""} -mod=readonly`.trim() },
+    });
+    const tests = execFileSync(driver, ["-list"], { encoding: "utf8" }).trim().split("\n");
+    const started = Date.now();
+    const runs = {};
+    let unexplained = 0;
+    for (const host of args.hosts) {
+        if (!fs.existsSync(path.join(binDir, `pulumi-language-${host}`))) {
+            console.log(`${host}: no host built (tools/pulumi/cmd/pulumi-language-${host}), not run`);
+            continue;
+        }
+        console.log(`${host}:`);
+        const run = await runHost(host, binDir, driver, args, tests);
+        runs[host] = run;
+        const s = summary(run.results);
+        const bad = run.results.filter(
+            (r) =>
+                r.status === "fail" &&
+                realOutcome(host, r.test, run.skips) === "passes" &&
+                !notHereReason(host, r.test),
+        );
+        unexplained += bad.length;
+        console.log(
+            `${host}: ${s.run} run, ${s.pass} passed, ${s.fail} failed, ${s.skip} skipped in ${run.seconds} s` +
+                (bad.length ? `; failing where the real host passes: ${bad.map((r) => r.test).join(", ")}` : ""),
+        );
+    }
+    const seconds = Math.round((Date.now() - started) / 1000);
+    console.log(`conformance: ${seconds} s`);
+    // A run of every host writes the doc, saying which tests it ran; a run of some hosts only prints.
+    if (args.hosts.length === Object.keys(HOSTS).length) writeDoc(runs, seconds, args.run);
+    process.exitCode = unexplained ? 1 : 0;
+}
+
+if (require.main === module) {
+    main().catch((e) => {
+        console.error(`conformance: ${e instanceof Error ? e.message : String(e)}`);
+        process.exit(1);
+    });
+}
