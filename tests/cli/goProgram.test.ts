@@ -13,7 +13,7 @@ import * as os from "os";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { emptySimulator, installedTesting, root, PACKAGE_VERSION } from "../helpers/support";
-import { CHANGES_EXIT_CODE, isSecret, ok, plain, pulumiCli, PulumiStack, STORY, OTHER_STORY } from "../helpers/pulumi";
+import { ok, pulumiCli, PulumiStack, STORY, OTHER_STORY } from "../helpers/pulumi";
 import {
     buildGoProgram,
     copyGoExample,
@@ -21,6 +21,7 @@ import {
     go,
     PLUGIN_DIR,
     pluginArchive,
+    twoAccountExample,
 } from "../helpers/languagePrograms";
 
 const { check } = require("../../scripts/gen-sdk.js") as {
@@ -129,74 +130,15 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
             env: { CHATBOT_RETRY_BASE_MS: "5" },
         });
         const s = stack;
-        const secrets = [WEBHOOK_TOKEN, BASIC_PASSWORD, sim.token, partnerSim.token];
 
         const preview = ok(await s.run("preview"));
         assert.deepEqual([...sim.requests, ...partnerSim.requests], [], "a preview sends nothing");
         assert.equal(preview.changes.create, 5, "the stack, the partner's provider, three connections");
 
-        ok(await s.run("up"));
-        const mine = sim.listConnections();
-        assert.deepEqual(mine.map((c) => c.name).sort(), ["orders", "support"]);
-        const orders = mine.find((c) => c.name === "orders");
-        const support = mine.find((c) => c.name === "support");
-        assert.equal(orders?.token, WEBHOOK_TOKEN);
-        assert.deepEqual(orders?.headers, { "X-Environment": "production" });
-        assert.deepEqual(support?.auth, { username: "chatbot", password: BASIC_PASSWORD });
-        assert.equal(support?.headers?.["X-Orders-Connection"], orders?.id, "an output of one, input of the other");
-        const partners = partnerSim.listConnections();
-        assert.deepEqual(
-            partners.map((c) => [c.name, c.story.id, c.url]),
-            [["orders", OTHER_STORY, "https://bot.example.com/chatbot/partner/orders"]],
-            "the explicit provider's connection is in the second account",
-        );
-        assert.ok(
-            mine.every((c) => c.story.id === STORY),
-            "and only there",
-        );
-        const outputs = await s.outputs();
-        assert.deepEqual(outputs, {
-            ordersConnectionId: orders?.id,
-            supportConnectionId: support?.id,
-            partnerConnectionId: partners[0].id,
-            storyName: "Shop",
+        await twoAccountExample(s, sim, partnerSim, {
+            webhookToken: WEBHOOK_TOKEN,
+            basicPassword: BASIC_PASSWORD,
         });
-
-        const exported = await s.pulumi(["stack", "export"]);
-        for (const secret of secrets) assert.ok(!exported.stdout.includes(secret), "no secret in plain text in state");
-        const states = await s.resources(CONNECTION);
-        for (const state of states) {
-            for (const key of ["token", "headers", "auth"]) {
-                const value = (state.outputs as Record<string, unknown>)[key];
-                if (value !== undefined) assert.ok(isSecret(value), `${state.urn} ${key} is secret`);
-            }
-        }
-        const providers = (await s.export(true)).deployment.resources?.filter(
-            (r) => r.type === "pulumi:providers:chatbot",
-        );
-        // The default provider is named after the version and download URL the SDK asks for.
-        assert.deepEqual(
-            providers?.map((p) => (p.urn.split("::").pop() as string).replace(/^default_.*/, "default")).sort(),
-            ["default", "partner"],
-        );
-        for (const p of providers ?? []) assert.ok(isSecret(p.inputs?.token), `${p.urn}: the token is secret`);
-        assert.equal(plain(providers?.find((p) => p.urn.endsWith("::partner"))?.inputs?.token), partnerSim.token);
-        ok(await s.run("preview", { expectNoChanges: true }));
-
-        // By hand: a new url in the main account, a new token in the second.
-        sim.editConnection(orders?.id as string, { url: "https://changed.example.com/by-hand" });
-        partnerSim.editConnection(partners[0].id, { token: "changed-by-hand" });
-        sim.resetRequests();
-        partnerSim.resetRequests();
-        const drift = await s.run("preview", { refresh: true, expectNoChanges: true });
-        assert.equal(drift.code, CHANGES_EXIT_CODE, "the drift check fails");
-        assert.deepEqual([...writes(sim), ...writes(partnerSim)], [], "and writes nothing");
-        ok(await s.run("up", { refresh: true }));
-        assert.deepEqual(writes(sim), [`PUT /v2/integrations/webhook/${orders?.id}`]);
-        assert.deepEqual(writes(partnerSim), [`PUT /v2/integrations/webhook/${partners[0].id}`]);
-        assert.equal(sim.getConnection(orders?.id as string)?.url, "https://bot.example.com/chatbot/orders");
-        assert.equal(partnerSim.getConnection(partners[0].id)?.token, WEBHOOK_TOKEN);
-        ok(await s.run("preview", { refresh: true, expectNoChanges: true }));
 
         // One made by hand, adopted with `pulumi import`: no write; the Go it prints, added to the
         // program, shows no change.

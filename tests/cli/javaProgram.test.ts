@@ -32,8 +32,9 @@ import {
     pluginArchive,
     releaseAsset,
     REPOSITORY,
+    twoAccountExample,
 } from "../helpers/languagePrograms";
-import { CHANGES_EXIT_CODE, isSecret, ok, plain, pulumiCli, PulumiStack, STORY, OTHER_STORY } from "../helpers/pulumi";
+import { ok, pulumiCli, PulumiStack, STORY, OTHER_STORY } from "../helpers/pulumi";
 import { oncePerRun } from "../helpers/oncePerRun";
 
 const { check } = require("../../scripts/gen-sdk.js") as {
@@ -246,7 +247,6 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
         });
         try {
             const s = stack;
-            const secrets = [WEBHOOK_TOKEN, BASIC_PASSWORD, sim.token, partnerSim.token];
 
             const preview = ok(await s.run("preview"));
             assert.deepEqual([...sim.requests, ...partnerSim.requests], [], "a preview sends nothing");
@@ -274,61 +274,10 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
                 "Maven resolved the SDK from its repository",
             );
 
-            ok(await s.run("up"));
-            const mine = sim.listConnections();
-            assert.deepEqual(mine.map((c) => c.name).sort(), ["orders", "support"]);
-            const orders = mine.find((c) => c.name === "orders");
-            const support = mine.find((c) => c.name === "support");
-            assert.equal(orders?.token, WEBHOOK_TOKEN);
-            assert.deepEqual(orders?.headers, { "X-Environment": "production" });
-            assert.deepEqual(support?.auth, { username: "chatbot", password: BASIC_PASSWORD });
-            assert.equal(support?.headers?.["X-Orders-Connection"], orders?.id, "an output of one, input of the other");
-            const partners = partnerSim.listConnections();
-            assert.deepEqual(
-                partners.map((c) => [c.name, c.story.id, c.url]),
-                [["orders", OTHER_STORY, "https://bot.example.com/chatbot/partner/orders"]],
-                "the explicit provider's connection is in the second account",
-            );
-            assert.deepEqual(await s.outputs(), {
-                ordersConnectionId: orders?.id,
-                supportConnectionId: support?.id,
-                partnerConnectionId: partners[0].id,
-                storyName: "Shop",
+            await twoAccountExample(s, sim, partnerSim, {
+                webhookToken: WEBHOOK_TOKEN,
+                basicPassword: BASIC_PASSWORD,
             });
-
-            const exported = await s.pulumi(["stack", "export"]);
-            for (const secret of secrets)
-                assert.ok(!exported.stdout.includes(secret), "no secret in plain text in state");
-            for (const state of await s.resources(CONNECTION)) {
-                for (const key of ["token", "headers", "auth"]) {
-                    const value = (state.outputs as Record<string, unknown>)[key];
-                    if (value !== undefined) assert.ok(isSecret(value), `${state.urn} ${key} is secret`);
-                }
-            }
-            const providers = (await s.export(true)).deployment.resources?.filter(
-                (r) => r.type === "pulumi:providers:chatbot",
-            );
-            assert.deepEqual(
-                providers?.map((p) => (p.urn.split("::").pop() as string).replace(/^default_.*/, "default")).sort(),
-                ["default", "partner"],
-            );
-            for (const p of providers ?? []) assert.ok(isSecret(p.inputs?.token), `${p.urn}: the token is secret`);
-            assert.equal(plain(providers?.find((p) => p.urn.endsWith("::partner"))?.inputs?.token), partnerSim.token);
-            ok(await s.run("preview", { expectNoChanges: true }));
-
-            // By hand: a new url in the main account, a new token in the second.
-            sim.editConnection(orders?.id as string, { url: "https://changed.example.com/by-hand" });
-            partnerSim.editConnection(partners[0].id, { token: "changed-by-hand" });
-            sim.resetRequests();
-            partnerSim.resetRequests();
-            const drift = await s.run("preview", { refresh: true, expectNoChanges: true });
-            assert.equal(drift.code, CHANGES_EXIT_CODE, "the drift check fails");
-            assert.deepEqual([...writes(sim), ...writes(partnerSim)], [], "and writes nothing");
-            ok(await s.run("up", { refresh: true }));
-            assert.deepEqual(writes(sim), [`PUT /v2/integrations/webhook/${orders?.id}`]);
-            assert.deepEqual(writes(partnerSim), [`PUT /v2/integrations/webhook/${partners[0].id}`]);
-            assert.equal(sim.getConnection(orders?.id as string)?.url, "https://bot.example.com/chatbot/orders");
-            assert.equal(partnerSim.getConnection(partners[0].id)?.token, WEBHOOK_TOKEN);
 
             // One made by hand, adopted with `pulumi import`: no write; the Java it prints, added to
             // the program, shows no change.

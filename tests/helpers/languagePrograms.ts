@@ -12,10 +12,19 @@ import * as os from "os";
 import * as path from "path";
 import { promisify } from "util";
 import type * as http from "http";
-import type { ChatbotSimulator } from "pulumi-chatbot/testing";
+import type { ChatbotSimulator, StoredConnection } from "pulumi-chatbot/testing";
 import { oncePerRun } from "./oncePerRun";
 import { root } from "./support";
-import { OTHER_STORY, STORY, type ConfigValue } from "./pulumi";
+import {
+    CHANGES_EXIT_CODE,
+    isSecret,
+    ok,
+    OTHER_STORY,
+    plain,
+    STORY,
+    type ConfigValue,
+    type PulumiStack,
+} from "./pulumi";
 
 /** The installed package's plugin folder (`pulumi-resource-chatbot`), for a project's Pulumi.yaml. */
 export const PLUGIN_DIR = path.join(root, "node_modules", "pulumi-chatbot", "plugin");
@@ -177,4 +186,83 @@ export async function githubReleases(
         PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: undefined,
         PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `^github://api\\.github\\.com/(?P<org>[^/]+)/(?P<repo>[^/]+)$=${url}/\${org}/\${repo}/releases/download/v\${VERSION}`,
     };
+}
+
+/** What examples/go and examples/java both declare, checked on a stack of either from its first
+ *  up: two connections in the stack's account (`sim`), one in a second through an explicit
+ *  provider (`partnerSim`), the outputs, every secret sealed in state (`given`, and both
+ *  accounts' tokens), a preview with no changes, then a change by hand in each account found
+ *  by the drift check and put back by `up --refresh`. Returns the connections made. */
+export async function twoAccountExample(
+    s: PulumiStack,
+    sim: ChatbotSimulator,
+    partnerSim: ChatbotSimulator,
+    given: { webhookToken: string; basicPassword: string },
+): Promise<{ orders: StoredConnection | undefined; partners: StoredConnection[] }> {
+    const WEBHOOK_TOKEN = given.webhookToken;
+    const BASIC_PASSWORD = given.basicPassword;
+    const secrets = [WEBHOOK_TOKEN, BASIC_PASSWORD, sim.token, partnerSim.token];
+    const writes = (a: ChatbotSimulator) =>
+        a.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+    ok(await s.run("up"));
+    const mine = sim.listConnections();
+    assert.deepEqual(mine.map((c) => c.name).sort(), ["orders", "support"]);
+    const orders = mine.find((c) => c.name === "orders");
+    const support = mine.find((c) => c.name === "support");
+    assert.equal(orders?.token, WEBHOOK_TOKEN);
+    assert.deepEqual(orders?.headers, { "X-Environment": "production" });
+    assert.deepEqual(support?.auth, { username: "chatbot", password: BASIC_PASSWORD });
+    assert.equal(support?.headers?.["X-Orders-Connection"], orders?.id, "an output of one, input of the other");
+    const partners = partnerSim.listConnections();
+    assert.deepEqual(
+        partners.map((c) => [c.name, c.story.id, c.url]),
+        [["orders", OTHER_STORY, "https://bot.example.com/chatbot/partner/orders"]],
+        "the explicit provider's connection is in the second account",
+    );
+    assert.ok(
+        mine.every((c) => c.story.id === STORY),
+        "and only there",
+    );
+    const outputs = await s.outputs();
+    assert.deepEqual(outputs, {
+        ordersConnectionId: orders?.id,
+        supportConnectionId: support?.id,
+        partnerConnectionId: partners[0].id,
+        storyName: "Shop",
+    });
+
+    const exported = await s.pulumi(["stack", "export"]);
+    for (const secret of secrets) assert.ok(!exported.stdout.includes(secret), "no secret in plain text in state");
+    const states = await s.resources("chatbot:index:WebhookConnection");
+    for (const state of states) {
+        for (const key of ["token", "headers", "auth"]) {
+            const value = (state.outputs as Record<string, unknown>)[key];
+            if (value !== undefined) assert.ok(isSecret(value), `${state.urn} ${key} is secret`);
+        }
+    }
+    const providers = (await s.export(true)).deployment.resources?.filter((r) => r.type === "pulumi:providers:chatbot");
+    // The default provider is named after the version and download URL the SDK asks for.
+    assert.deepEqual(
+        providers?.map((p) => (p.urn.split("::").pop() as string).replace(/^default_.*/, "default")).sort(),
+        ["default", "partner"],
+    );
+    for (const p of providers ?? []) assert.ok(isSecret(p.inputs?.token), `${p.urn}: the token is secret`);
+    assert.equal(plain(providers?.find((p) => p.urn.endsWith("::partner"))?.inputs?.token), partnerSim.token);
+    ok(await s.run("preview", { expectNoChanges: true }));
+
+    // By hand: a new url in the main account, a new token in the second.
+    sim.editConnection(orders?.id as string, { url: "https://changed.example.com/by-hand" });
+    partnerSim.editConnection(partners[0].id, { token: "changed-by-hand" });
+    sim.resetRequests();
+    partnerSim.resetRequests();
+    const drift = await s.run("preview", { refresh: true, expectNoChanges: true });
+    assert.equal(drift.code, CHANGES_EXIT_CODE, "the drift check fails");
+    assert.deepEqual([...writes(sim), ...writes(partnerSim)], [], "and writes nothing");
+    ok(await s.run("up", { refresh: true }));
+    assert.deepEqual(writes(sim), [`PUT /v2/integrations/webhook/${orders?.id}`]);
+    assert.deepEqual(writes(partnerSim), [`PUT /v2/integrations/webhook/${partners[0].id}`]);
+    assert.equal(sim.getConnection(orders?.id as string)?.url, "https://bot.example.com/chatbot/orders");
+    assert.equal(partnerSim.getConnection(partners[0].id)?.token, WEBHOOK_TOKEN);
+    ok(await s.run("preview", { refresh: true, expectNoChanges: true }));
+    return { orders, partners };
 }

@@ -32,7 +32,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -146,20 +145,8 @@ func (h *host) compileProgram(ctx context.Context, programDir, outfile string) e
 // programEnv is the host's environment and the run's settings, in the variables the Go SDK reads
 // (sdk/v3 go/pulumi/run.go, getEnvInfo); empty values are left out, as the real host does.
 func (h *host) programEnv(req *pulumirpc.RunRequest) ([]string, error) {
-	config := ""
-	if cfg := req.GetConfig(); cfg != nil {
-		// The Go SDK takes the config keys as the engine sends them (`<namespace>:<name>`).
-		text, err := json.Marshal(cfg)
-		if err != nil {
-			return nil, err
-		}
-		config = string(text)
-	}
-	secretKeys := req.GetConfigSecretKeys()
-	if secretKeys == nil {
-		secretKeys = []string{}
-	}
-	secretKeysJSON, err := json.Marshal(secretKeys)
+	// The Go SDK takes the config keys as the engine sends them (`<namespace>:<name>`).
+	config, secretKeysJSON, err := langhost.ConfigJSON(req)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +161,7 @@ func (h *host) programEnv(req *pulumirpc.RunRequest) ([]string, error) {
 	set(pulumi.EnvPulumiRootDirectory, req.GetInfo().GetRootDirectory())
 	set(pulumi.EnvStack, req.GetStack())
 	set(pulumi.EnvConfig, config)
-	set(pulumi.EnvConfigSecretKeys, string(secretKeysJSON))
+	set(pulumi.EnvConfigSecretKeys, secretKeysJSON)
 	set(pulumi.EnvDryRun, strconv.FormatBool(req.GetDryRun()))
 	set(pulumi.EnvParallel, strconv.Itoa(int(req.GetParallel())))
 	set(pulumi.EnvMonitor, req.GetMonitorAddress())

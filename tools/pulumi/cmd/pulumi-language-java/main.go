@@ -239,19 +239,7 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 // programEnv is the host's environment and the run's settings, in the variables the Java SDK reads
 // (com.pulumi.deployment.internal.DeploymentImpl); empty values are left out, as the real host does.
 func (h *host) programEnv(req *pulumirpc.RunRequest) ([]string, error) {
-	config := ""
-	if cfg := req.GetConfig(); cfg != nil {
-		text, err := json.Marshal(cfg)
-		if err != nil {
-			return nil, err
-		}
-		config = string(text)
-	}
-	secretKeys := req.GetConfigSecretKeys()
-	if secretKeys == nil {
-		secretKeys = []string{}
-	}
-	secretKeysJSON, err := json.Marshal(secretKeys)
+	config, secretKeys, err := langhost.ConfigJSON(req)
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +258,7 @@ func (h *host) programEnv(req *pulumirpc.RunRequest) ([]string, error) {
 	set("DRY_RUN", strconv.FormatBool(req.GetDryRun()))
 	set("PARALLEL", strconv.Itoa(int(req.GetParallel())))
 	set("CONFIG", config)
-	set("CONFIG_SECRET_KEYS", string(secretKeysJSON))
+	set("CONFIG_SECRET_KEYS", secretKeys)
 	return env, nil
 }
 

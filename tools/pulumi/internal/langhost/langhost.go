@@ -7,6 +7,7 @@ package langhost
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -139,4 +140,26 @@ func ProgramDependencies(found []plugin.DependencyInfo) *pulumirpc.GetProgramDep
 		deps[i] = &pulumirpc.DependencyInfo{Name: d.Name, Version: d.Version}
 	}
 	return &pulumirpc.GetProgramDependenciesResponse{Dependencies: deps}
+}
+
+// ConfigJSON is a run's config and its secret keys as the SDKs read them from PULUMI_CONFIG and
+// PULUMI_CONFIG_SECRET_KEYS: the engine's map as JSON, keys as it sends them (`<namespace>:<name>`;
+// "" when the run has none), and the list of secret keys as JSON ("[]" when there are none).
+func ConfigJSON(req *pulumirpc.RunRequest) (config, secretKeys string, err error) {
+	if cfg := req.GetConfig(); cfg != nil {
+		text, err := json.Marshal(cfg)
+		if err != nil {
+			return "", "", err
+		}
+		config = string(text)
+	}
+	keys := req.GetConfigSecretKeys()
+	if keys == nil {
+		keys = []string{}
+	}
+	text, err := json.Marshal(keys)
+	if err != nil {
+		return "", "", err
+	}
+	return config, string(text), nil
 }
