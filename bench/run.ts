@@ -277,7 +277,7 @@ async function main(): Promise<void> {
     try {
         await startSimulator();
         project = writeBaselineProject(root);
-        log("the serialized provider, from a real stack's state");
+        if (!ONLY_NATIVE_START) log("the serialized provider, from a real stack's state");
         const size = ONLY_NATIVE_START ? undefined : await sizes(project.dir, { freshProject: !QUICK });
 
         const compileCache = ONLY ? undefined : await measureCompileCache(project.dir, QUICK ? 3 : 7, log);
