@@ -11,6 +11,7 @@
  *     npm run bench -- --quick      small sizes, ~2 min after the build (CI); writes .bench/RESULTS.quick.md
  *     npm run bench -- --parallel=<n|default>   at that parallelism only, not at the CLI's default and at 16
  *     npm run bench -- --only=pipelines         only the pipelines on a limited account (./pipelines.ts)
+ *     npm run bench -- --only=native-start      only the native plugin's start and a preview through it (./nativeStart.ts)
  *
  * Figures are printed, never judged pass/fail: the exit code is non-zero only if a step fails.
  */
@@ -21,6 +22,7 @@ import { writeBaselineProject, type BaselineProject } from "./baselines";
 import { measurePipelines } from "./pipelines";
 import { median, since } from "./measure";
 import { measureCompileCache } from "./compileCache";
+import { measureNativeStart } from "./nativeStart";
 import * as report from "./report";
 import {
     LATENCY_MS,
@@ -44,6 +46,8 @@ import {
 
 const QUICK = process.argv.includes("--quick");
 const ONLY_PIPELINES = process.argv.includes("--only=pipelines");
+const ONLY_NATIVE_START = process.argv.includes("--only=native-start");
+const ONLY = ONLY_PIPELINES || ONLY_NATIVE_START;
 const SIZES = QUICK ? { connections: 20, scale: 100, reps: 1 } : { connections: 200, scale: 1000, reps: 3 };
 /** Issue 30's pipelines: stacks deployed at once on one account limited to `perSecond`. */
 const PIPELINES = QUICK ? { stacks: 3, perStack: 10, perSecond: 10 } : { stacks: 10, perStack: 100, perSecond: 20 };
@@ -53,8 +57,12 @@ const RUN_LIMIT_MS = (QUICK ? 6 : 20) * 60_000 * PARALLELS.length;
 const GOALS = { bytes: 2048, wall: 1.05, cpuOverMs: 0.3, rss: 1.15, previewCalls: 0 };
 // A partial run (--only) never replaces the full run's bench/RESULTS.md.
 const RESULTS =
-    QUICK || ONLY_PIPELINES
-        ? path.join(root, ".bench", `RESULTS${QUICK ? ".quick" : ""}${ONLY_PIPELINES ? ".pipelines" : ""}.md`)
+    QUICK || ONLY
+        ? path.join(
+              root,
+              ".bench",
+              `RESULTS${QUICK ? ".quick" : ""}${ONLY_PIPELINES ? ".pipelines" : ""}${ONLY_NATIVE_START ? ".native-start" : ""}.md`,
+          )
         : path.join(__dirname, "RESULTS.md");
 const SUBJECTS: SubjectName[] = ["ours", "native", "requests-only", "waiting-only"];
 
@@ -269,27 +277,35 @@ async function main(): Promise<void> {
     try {
         await startSimulator();
         project = writeBaselineProject(root);
-        log("the serialized provider, from a real stack's state");
-        const size = await sizes(project.dir, { freshProject: !QUICK });
+        if (!ONLY_NATIVE_START) log("the serialized provider, from a real stack's state");
+        const size = ONLY_NATIVE_START ? undefined : await sizes(project.dir, { freshProject: !QUICK });
 
-        const compileCache = ONLY_PIPELINES ? undefined : await measureCompileCache(project.dir, QUICK ? 3 : 7, log);
+        const compileCache = ONLY ? undefined : await measureCompileCache(project.dir, QUICK ? 3 : 7, log);
+        const nativeStart = ONLY_PIPELINES
+            ? undefined
+            : await measureNativeStart(project.dir, QUICK ? 5 : 10, log, met);
         const measured: AtParallel[] = [];
-        if (!ONLY_PIPELINES) for (const parallel of PARALLELS) measured.push(await measureAt(parallel, project.dir));
+        if (!ONLY) for (const parallel of PARALLELS) measured.push(await measureAt(parallel, project.dir));
 
-        const pipelines = await measurePipelines(project.dir, PIPELINES, log, met);
+        const pipelines = ONLY_NATIVE_START ? [] : await measurePipelines(project.dir, PIPELINES, log, met);
         const sections = measured.map(section);
         const rows: report.Row[] = [
-            {
-                n: "1",
-                figure: "serialized provider per resource, in `pulumi stack export`",
-                value: report.bytes(size.connection),
-                reference: `LegacyWebhook ${report.bytes(size.legacy)}; a secret in either: ${size.secretInProvider ? "YES" : "no"}`,
-                goal: "≤ 2 KB, no secret",
-                met: met(size.connection <= GOALS.bytes && !size.secretInProvider),
-            },
+            ...(size
+                ? [
+                      {
+                          n: "1",
+                          figure: "serialized provider per resource, in `pulumi stack export`",
+                          value: report.bytes(size.connection),
+                          reference: `LegacyWebhook ${report.bytes(size.legacy)}; a secret in either: ${size.secretInProvider ? "YES" : "no"}`,
+                          goal: "≤ 2 KB, no secret",
+                          met: met(size.connection <= GOALS.bytes && !size.secretInProvider),
+                      },
+                  ]
+                : []),
             ...sections.flatMap((s) => s.rows),
             ...pipelines,
             ...(compileCache?.rows ?? []),
+            ...(nativeStart?.rows ?? []),
         ];
         const setup = [
             `Pulumi: the pulumi CLI ${cliVersion} (\`npm run pulumi-path\`), run as a user runs it, hermetically (file backend, PULUMI_HOME in a temporary folder); its dynamic-provider plugin, and the program run by @pulumi/pulumi ${sdkVersion}. Every command starts a fresh plugin. "The CLI's default" parallelism is what \`pulumi up\` uses without \`--parallel\`; the most requests the API saw at once is given below.`,
@@ -299,12 +315,18 @@ async function main(): Promise<void> {
             `References, through the same CLI, plugin and program, with the same inputs and secret marks: the requests-only provider sends the same requests as ours (POST and read-back GET per create, GET per refresh) with undici and does nothing else (no validation, envelope or write checks, retries, secret handling); the waiting-only provider sends nothing and only waits as long per operation as ours spent on the API. Goals are ratios to the requests-only reference.`,
             `Medians over ${SIZES.reps} run(s) of each subject, alternating their order (range in brackets).`,
             ...(compileCache?.setup ?? []),
+            ...(nativeStart?.setup ?? []),
         ];
         const details = [
             ...sections.flatMap((s) => s.details),
             ...(compileCache?.details ?? []),
-            `serialized: ${JSON.stringify(size.connectionText.split("\n").find((l) => l.includes("require(")) ?? "")}; ` +
-                `node_modules/pulumi-chatbot is the \`npm pack\` output: ${size.packMatch}; ${size.freshProject}`,
+            ...(nativeStart?.details ?? []),
+            ...(size
+                ? [
+                      `serialized: ${JSON.stringify(size.connectionText.split("\n").find((l) => l.includes("require(")) ?? "")}; ` +
+                          `node_modules/pulumi-chatbot is the \`npm pack\` output: ${size.packMatch}; ${size.freshProject}`,
+                  ]
+                : []),
             `load average at the end: ${report.machine(sdkVersion).load} (other work on the machine inflates every figure)`,
         ];
 

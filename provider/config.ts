@@ -14,7 +14,6 @@
  * also a provider setting (`chatbot:retryMaxElapsedMs`), since how long a pipeline may wait is a
  * stack's choice. Tests shrink the waits with them.
  */
-import * as pulumi from "@pulumi/pulumi";
 import { ChatbotClient, type ClientOptions } from "./client/client";
 
 export const DEFAULT_API_URL = "https://api.chatbot.com";
@@ -144,22 +143,4 @@ export function apiClient(): ChatbotClient {
     const key = settingsKey();
     if (!pluginClient || pluginClient.key !== key) pluginClient = { key, client: new ChatbotClient(resolveSettings()) };
     return pluginClient.client;
-}
-
-const programClients = new Map<string, ChatbotClient>();
-
-/** The client for a program's own settings (the get functions), read as the provider reads them:
- *  the stack's `chatbot:token` and `chatbot:apiUrl`, else CHATBOT_TOKEN and CHATBOT_API_URL. */
-export function programClient(): ChatbotClient {
-    const config = new pulumi.Config(configKeys.token.split(":")[0]);
-    const read = (k: string) => config.get(k.split(":")[1]);
-    const settings = resolveSettings(process.env, {
-        token: read(configKeys.token),
-        apiUrl: read(configKeys.apiUrl),
-        retryMaxElapsedMs: read(configKeys.retryMaxElapsedMs),
-    });
-    const key = JSON.stringify(settings);
-    let client = programClients.get(key);
-    if (!client) programClients.set(key, (client = new ChatbotClient(settings)));
-    return client;
 }

@@ -12,12 +12,13 @@
  * 5 minutes (sdk/go/pulumi/provider/main.go): too late for writes that retry for up to a minute.
  *
  * Only plugin processes are watched: the SDK's dynamic-provider plugin, and the native plugin
- * (native/server.js). Anything else that loads the provider (mocha calling it in-process, a
+ * (native/server.js, or the release's single executable of it). Anything else that loads the provider (mocha calling it in-process, a
  * program, the `pulumi-chatbot` CLI) is left alone.
  */
 import * as diagnosticsChannel from "diagnostics_channel";
 import * as fs from "fs";
 import * as path from "path";
+import * as sea from "node:sea";
 
 const POLL_MS = 500;
 /** The exit code when the engine is gone: nobody reads it, but it is not a success. */
@@ -59,7 +60,10 @@ export function exitWhenEngineGone(): void {
 /** Whether this process is a plugin the engine starts with this package's code in it. */
 function isPlugin(): boolean {
     const main = require.main?.filename ?? "";
+    // In a single executable, the main script's name is the executable's: only the native plugin
+    // is released as one.
     return (
+        sea.isSea() ||
         /[\\/]@pulumi[\\/]pulumi[\\/]cmd[\\/]dynamic-provider[\\/]index\.js$/.test(main) ||
         main === path.join(__dirname, "native", "server.js")
     );

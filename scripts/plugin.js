@@ -149,28 +149,40 @@ function nodeExecutable(platform, cache) {
     }
 }
 
+/** The blob of the bundle, made once per kind by this machine's Node.js (the version it runs in).
+ *  `codeCache`: with V8's code of the bundle compiled in, which spares the start its compiling;
+ *  it is valid only for the platform and Node.js version that made it (elsewhere the executable
+ *  may crash at start, says Node's SEA documentation), so only this machine's executable has it.
+ *  No startup snapshot (docs/releasing.md says why). The blob records the main script's name as given: a relative
+ *  one, so no temporary path goes into the executable. */
+function seaBlob(bundleDir, cache, codeCache) {
+    const name = codeCache ? "sea-code-cache" : "sea";
+    const blob = path.join(bundleDir, `${name}.blob`);
+    if (fs.existsSync(blob)) return blob;
+    fs.writeFileSync(
+        path.join(bundleDir, `${name}.json`),
+        JSON.stringify({
+            main: `${NAME}.js`,
+            output: `${name}.blob`,
+            disableExperimentalSEAWarning: true,
+            useCodeCache: codeCache,
+            useSnapshot: false,
+        }),
+    );
+    // --predictable: without it the code cache differs from build to build (three builds, three
+    // blobs), with it they are the same bytes. V8 leaves it out of the hash of flags a cache is
+    // checked against, so the executable, run without it, takes the cache (Node.js would warn
+    // "Code cache data rejected"; --hash-seed, for one, is in that hash).
+    execFileSync(nodeExecutable(HOST, cache), ["--predictable", "--experimental-sea-config", `${name}.json`], {
+        cwd: bundleDir,
+        stdio: "ignore",
+    });
+    return blob;
+}
+
 /** `<dir>/pulumi-resource-chatbot[.exe]`: Node.js of `platform` with the bundle injected. */
 async function singleExecutable(platform, bundleDir, dir, cache) {
-    const blob = path.join(bundleDir, "sea.blob");
-    if (!fs.existsSync(blob)) {
-        // The blob is made by the same Node.js version it runs in; code cache and snapshot off, as
-        // they are only valid on the platform that made them. The blob records the main script's
-        // name as given: a relative one, so no temporary path goes into the executable.
-        fs.writeFileSync(
-            path.join(bundleDir, "sea-config.json"),
-            JSON.stringify({
-                main: `${NAME}.js`,
-                output: "sea.blob",
-                disableExperimentalSEAWarning: true,
-                useCodeCache: false,
-                useSnapshot: false,
-            }),
-        );
-        execFileSync(nodeExecutable(HOST, cache), ["--experimental-sea-config", "sea-config.json"], {
-            cwd: bundleDir,
-            stdio: "ignore",
-        });
-    }
+    const blob = seaBlob(bundleDir, cache, platform === HOST);
     const windows = platform.startsWith("windows");
     const target = path.join(dir, windows ? `${NAME}.exe` : NAME);
     let executable = fs.readFileSync(nodeExecutable(platform, cache));

@@ -5,10 +5,29 @@
  * write-safety around them.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ChatbotClient } from "../client/client";
+import { ChatbotClient } from "../client/client";
 import { NotFoundError } from "../client/errors";
-import { programClient } from "../config";
+import { configKeys, resolveSettings } from "../config";
 import { keysWhere, type AnySpec, type Looked, type Plain, type ResourceSpec } from "./spec";
+
+/** Here, not in ../config.ts, which the native plugin loads: it needs no @pulumi/pulumi. */
+const programClients = new Map<string, ChatbotClient>();
+
+/** The client for a program's own settings (the get functions), read as the provider reads them:
+ *  the stack's `chatbot:token` and `chatbot:apiUrl`, else CHATBOT_TOKEN and CHATBOT_API_URL. */
+export function programClient(): ChatbotClient {
+    const config = new pulumi.Config(configKeys.token.split(":")[0]);
+    const read = (k: string) => config.get(k.split(":")[1]);
+    const settings = resolveSettings(process.env, {
+        token: read(configKeys.token),
+        apiUrl: read(configKeys.apiUrl),
+        retryMaxElapsedMs: read(configKeys.retryMaxElapsedMs),
+    });
+    const key = JSON.stringify(settings);
+    let client = programClients.get(key);
+    if (!client) programClients.set(key, (client = new ChatbotClient(settings)));
+    return client;
+}
 
 /** A spec as these reads need it, whatever its type parameters. */
 export type ReadableSpec<O extends Plain, R, L> = Pick<

@@ -1,11 +1,12 @@
 /**
  * Every resource this package manages, once. `pulumi-chatbot discover` lists and reads each of
  * them, the program it writes declares them, and the stack-export reader knows their types, all
- * from this list; a resource added here and in ../index.ts is everywhere it needs to be.
+ * from this list; a resource added here and in ../index.ts is everywhere it needs to be. The specs
+ * come from their own modules, without the classes: the native plugin loads no @pulumi/pulumi.
  */
-import { spec as legacyWebhook } from "./legacyWebhook";
+import { spec as legacyWebhook } from "./legacyWebhookSpec";
 import type { AnySpec } from "./spec";
-import { spec as webhookConnection } from "./webhookConnection";
+import { spec as webhookConnection } from "./webhookConnectionSpec";
 
 export const resources: ReadonlyArray<AnySpec> = [webhookConnection, legacyWebhook];
 

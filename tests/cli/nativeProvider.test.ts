@@ -5,7 +5,7 @@
  * typed classes `pulumi-chatbot/native`, against the simulator on loopback.
  */
 import { strict as assert } from "assert";
-import { execFile, execFileSync } from "child_process";
+import { execFile, execFileSync, spawn } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -275,6 +275,43 @@ outputs:
             ["from-archive"],
         );
         ok(await stack.run("destroy"));
+    });
+
+    it("the release executable prints its port, nothing on stderr, and ends by itself when its stdin (the engine's pipe) ends", async () => {
+        const archive = pluginArchive();
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-executable-"));
+        try {
+            execFileSync("tar", ["-xzf", archive, "-C", dir]);
+            const exe = path.join(
+                dir,
+                process.platform === "win32" ? "pulumi-resource-chatbot.exe" : "pulumi-resource-chatbot",
+            );
+            const child = spawn(exe, [], { stdio: ["pipe", "pipe", "pipe"] });
+            let out = "";
+            let err = "";
+            child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+            const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+                child.on("exit", (code, signal) => resolve({ code, signal })),
+            );
+            await new Promise<void>((resolve, reject) => {
+                child.stdout.on("data", (d: Buffer) => {
+                    out += d.toString();
+                    if (out.includes("\n")) resolve();
+                });
+                child.on("exit", () => reject(new Error(`exited before a port: ${err}`)));
+            });
+            assert.match(out, /^\d+\n$/, "the port, alone");
+            child.stdin.end();
+            // Killed after 10 s if it has not ended: a plugin that outlives its engine fails here.
+            const limit = setTimeout(() => child.kill("SIGKILL"), 10_000);
+            const { code, signal } = await ended;
+            clearTimeout(limit);
+            assert.deepEqual({ code, signal }, { code: 1, signal: null }, "it ended by itself, not a success");
+            // Node.js says "Code cache data rejected" there when the code cache does not fit it.
+            assert.equal(err, "", "nothing on stderr");
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
     });
 
     it("moving a stack from the dynamic to the native type with an alias: no write to ChatBot, then no change", async () => {
