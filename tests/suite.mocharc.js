@@ -32,6 +32,7 @@ const LONGEST_FIRST = [
     "cli/rateLimits.test.ts",
     "cli/examples.test.ts",
     "cli/goProgram.test.ts",
+    "cli/javaProgram.test.ts",
     "cli/killedProcesses.test.ts",
     "cli/packaging.test.ts",
     "cli/echoedSecrets.test.ts",
