@@ -153,8 +153,8 @@ function nodeExecutable(platform, cache) {
  *  `codeCache`: with V8's code of the bundle compiled in, which spares the start its compiling;
  *  it is valid only for the platform and Node.js version that made it (elsewhere the executable
  *  may crash at start, says Node's SEA documentation), so only this machine's executable has it.
- *  No startup snapshot (docs/releasing.md says why). The blob records the main script's name as given: a relative
- *  one, so no temporary path goes into the executable. */
+ *  No startup snapshot (docs/releasing.md says why). The blob records the main script's name as
+ *  given: a relative one, so no temporary path goes into the executable. */
 function seaBlob(bundleDir, cache, codeCache) {
     const name = codeCache ? "sea-code-cache" : "sea";
     const blob = path.join(bundleDir, `${name}.blob`);
