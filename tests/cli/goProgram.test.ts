@@ -21,6 +21,7 @@ import {
     go,
     PLUGIN_DIR,
     pluginArchive,
+    importMadeByHand,
     twoAccountExample,
 } from "../helpers/languagePrograms";
 
@@ -82,9 +83,6 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
     let stack: PulumiStack | undefined;
     let project: string | undefined;
 
-    const writes = (s: ChatbotSimulator) =>
-        s.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
-
     before(async () => {
         sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop" } });
         partnerSim = await installedTesting().ChatbotSimulator.start({ stories: { [OTHER_STORY]: "Partner" } });
@@ -142,29 +140,13 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
 
         // One made by hand, adopted with `pulumi import`: no write; the Go it prints, added to the
         // program, shows no change.
-        const made = sim.addConnection({
-            story: { id: STORY, name: "Shop" },
-            name: "made-by-hand",
-            url: "https://hand.example.com/hook",
-            token: HAND_TOKEN,
-            auth: { username: "ops", password: HAND_PASSWORD },
-        });
-        sim.resetRequests();
-        partnerSim.resetRequests();
-        const code = path.join(path.dirname(project), "imported.go");
-        const imported = await s.pulumi([
-            "import",
-            CONNECTION,
-            "made-by-hand",
-            made.id,
-            "--yes",
-            "--protect=false",
-            "--out",
-            code,
-        ]);
-        assert.equal(imported.code, 0, imported.stderr + imported.stdout);
-        assert.deepEqual([...writes(sim), ...writes(partnerSim)], [], "the import writes nothing");
-        const generated = fs.readFileSync(code, "utf8");
+        const { made, generated } = await importMadeByHand(
+            s,
+            sim,
+            partnerSim,
+            { token: HAND_TOKEN, password: HAND_PASSWORD },
+            path.join(path.dirname(project), "imported.go"),
+        );
         assert.match(generated, /"github\.com\/pulumi-chatbot\/pulumi-chatbot\/sdk\/go\/chatbot"/);
         assert.match(
             generated,

@@ -32,6 +32,7 @@ import {
     pluginArchive,
     releaseAsset,
     REPOSITORY,
+    importMadeByHand,
     twoAccountExample,
 } from "../helpers/languagePrograms";
 import { ok, pulumiCli, PulumiStack, STORY, OTHER_STORY } from "../helpers/pulumi";
@@ -177,9 +178,6 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
     const servers = loopbackServers();
     const served: string[] = [];
 
-    const writes = (s: ChatbotSimulator) =>
-        s.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
-
     before(async () => {
         sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop" } });
         partnerSim = await installedTesting().ChatbotSimulator.start({ stories: { [OTHER_STORY]: "Partner" } });
@@ -287,29 +285,13 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
 
             // One made by hand, adopted with `pulumi import`: no write; the Java it prints, added to
             // the program, shows no change.
-            const made = sim.addConnection({
-                story: { id: STORY, name: "Shop" },
-                name: "made-by-hand",
-                url: "https://hand.example.com/hook",
-                token: HAND_TOKEN,
-                auth: { username: "ops", password: HAND_PASSWORD },
-            });
-            sim.resetRequests();
-            partnerSim.resetRequests();
-            const code = path.join(scratch, "Imported.java");
-            const imported = await s.pulumi([
-                "import",
-                CONNECTION,
-                "made-by-hand",
-                made.id,
-                "--yes",
-                "--protect=false",
-                "--out",
-                code,
-            ]);
-            assert.equal(imported.code, 0, imported.stderr + imported.stdout);
-            assert.deepEqual([...writes(sim), ...writes(partnerSim)], [], "the import writes nothing");
-            const generated = fs.readFileSync(code, "utf8");
+            const { made, generated } = await importMadeByHand(
+                s,
+                sim,
+                partnerSim,
+                { token: HAND_TOKEN, password: HAND_PASSWORD },
+                path.join(scratch, "Imported.java"),
+            );
             assert.match(generated, /^import com\.pulumichatbot\.chatbot\.WebhookConnection;$/m);
             assert.match(generated, /new WebhookConnection\("made-by-hand", WebhookConnectionArgs\.builder\(\)/);
             for (const secret of [HAND_TOKEN, HAND_PASSWORD]) {

@@ -266,3 +266,38 @@ export async function twoAccountExample(
     ok(await s.run("preview", { refresh: true, expectNoChanges: true }));
     return { orders, partners };
 }
+
+/** `pulumi import` of a connection made by hand in the stack's account (`secrets`: its token and
+ *  basic-auth password), the code the CLI prints written to `out`: the import succeeds and writes
+ *  nothing to either account. Returns the connection and the code. */
+export async function importMadeByHand(
+    s: PulumiStack,
+    sim: ChatbotSimulator,
+    partnerSim: ChatbotSimulator,
+    secrets: { token: string; password: string },
+    out: string,
+): Promise<{ made: StoredConnection; generated: string }> {
+    const made = sim.addConnection({
+        story: { id: STORY, name: "Shop" },
+        name: "made-by-hand",
+        url: "https://hand.example.com/hook",
+        token: secrets.token,
+        auth: { username: "ops", password: secrets.password },
+    });
+    sim.resetRequests();
+    partnerSim.resetRequests();
+    const imported = await s.pulumi([
+        "import",
+        "chatbot:index:WebhookConnection",
+        "made-by-hand",
+        made.id,
+        "--yes",
+        "--protect=false",
+        "--out",
+        out,
+    ]);
+    assert.equal(imported.code, 0, imported.stderr + imported.stdout);
+    const writes = [...sim.requests, ...partnerSim.requests].filter((r) => r.method !== "GET");
+    assert.deepEqual(writes, [], "the import writes nothing");
+    return { made, generated: fs.readFileSync(out, "utf8") };
+}
