@@ -37,6 +37,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,7 +47,6 @@ import (
 	"github.com/pulumi-chatbot/tools/pulumi/internal/langhost"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 )
@@ -310,18 +310,15 @@ func (h *host) InstallDependencies(
 	if exe.buildArgs == nil {
 		return nil // a jar: nothing to build
 	}
-	closer, stdout, stderr, err := rpcutil.MakeInstallDependenciesStreams(server, req.GetIsTerminal())
-	if err != nil {
-		return err
-	}
-	defer closer.Close()
-	cmd := exec.CommandContext(server.Context(), exe.cmd, exe.buildArgs...)
-	cmd.Dir = exe.dir
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	if err := h.Programs.Exec(cmd); err != nil {
-		return fmt.Errorf("%s %s: %w", filepath.Base(exe.cmd), strings.Join(exe.buildArgs, " "), err)
-	}
-	return closer.Close()
+	return langhost.InstallDependencies(server, req.GetIsTerminal(), func(ctx context.Context, stdout, stderr io.Writer) error {
+		cmd := exec.CommandContext(ctx, exe.cmd, exe.buildArgs...)
+		cmd.Dir = exe.dir
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		if err := h.Programs.Exec(cmd); err != nil {
+			return fmt.Errorf("%s %s: %w", filepath.Base(exe.cmd), strings.Join(exe.buildArgs, " "), err)
+		}
+		return nil
+	})
 }
 
 // GeneratePackage writes the Java SDK of a package schema into the request's folder (`pulumi

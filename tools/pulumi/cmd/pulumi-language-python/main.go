@@ -336,25 +336,17 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	}
 	// The real host passes the config as the engine gives it (`<project>:<key>`): the Python SDK
 	// reads that form.
-	cfg, err := json.Marshal(req.GetConfig())
-	if err != nil {
-		return nil, err
-	}
-	secretKeys := req.GetConfigSecretKeys()
-	if secretKeys == nil {
-		secretKeys = []string{}
-	}
-	keys, err := json.Marshal(secretKeys)
+	cfg, keys, err := langhost.ConfigJSON(req)
 	if err != nil {
 		return nil, err
 	}
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
-	if req.GetConfig() != nil {
-		cmd.Env = append(cmd.Env, "PULUMI_CONFIG="+string(cfg))
+	if cfg != "" {
+		cmd.Env = append(cmd.Env, "PULUMI_CONFIG="+cfg)
 	}
-	cmd.Env = append(cmd.Env, "PULUMI_CONFIG_SECRET_KEYS="+string(keys))
+	cmd.Env = append(cmd.Env, "PULUMI_CONFIG_SECRET_KEYS="+keys)
 	cmd.Stdout = os.Stdout
 	cmd.Stderr = os.Stderr
 	response := h.Programs.Run(cmd)
