@@ -59,12 +59,14 @@ const NEWER_THAN_REAL = new Set([
     "policy-unknowns",
 ]);
 
-/** Reasons shared by every host: what the real hosts' tests give the suite that the pinned module
- *  does not hold. */
+/** The policy packs and component providers that the policy-* and provider-* tests name, written
+ *  here in each host's language (the real hosts' own are in pulumi/pulumi's repository, not in the
+ *  pkg/v3 module): tools/pulumi/conformance/testdata/<host>/{policies,providers}. */
+const testdataDir = (host, kind) => path.join(toolsDir, "conformance", "testdata", host, kind);
 const NO_POLICY_PACKS =
-    "needs the real host's policy packs (its testdata/policies), which live in pulumi/pulumi's repository, not in the pkg/v3 module";
+    "needs policy packs in the host's language, and this repository has none for it yet (tools/pulumi/conformance/testdata)";
 const NO_PROVIDERS =
-    "needs the real host's component providers (its testdata/providers), which live in pulumi/pulumi's repository, not in the pkg/v3 module";
+    "needs component providers in the host's language, and this repository has none for it yet (tools/pulumi/conformance/testdata)";
 
 /** Tests not run for any host, and why: they would reach beyond this machine. */
 const NOT_RUN = {
@@ -76,6 +78,8 @@ const NOT_RUN = {
 const HOSTS = {
     nodejs: {
         realTest: "sdk/nodejs/cmd/pulumi-language-nodejs/language_test.go",
+        configuration:
+            "The real test runs the suite twice, once with ts-node (`TestLanguageTSNode`) and once with the programs compiled by tsc first (`TestLanguageTSC`, a mode of the real host that only its test can set, not a user), each with the published SDKs (its local-SDK runs are skipped there). This is the ts-node run, which is what a TypeScript user gets.",
         // The @pulumi/pulumi this repository installs (package-lock.json), which every TypeScript
         // test runs (the registry has no 3.274.1), or the one --nodejs-sdk names.
         coreSdk(dir, args) {
@@ -118,6 +122,8 @@ const HOSTS = {
     },
     python: {
         realTest: "sdk/python/cmd/pulumi-language-python/language_test.go",
+        configuration:
+            "The real test runs the suite in three configurations, with uv and a typechecker (mypy for `TestLanguageDefault`, pyright for `TestLanguageTOML` and `TestLanguageClasses`), each with published and local SDKs. This host leaves the typechecker option out (docs/python.md), so this is one run with the published SDKs and the toolchain the generated projects name (pip): a program that runs but would fail mypy passes here.",
         // The Python SDK of the pinned sdk/v3 (its python folder, 3.274.1: PyPI has no such release),
         // which the host's Pack builds into a wheel, as the real test packs its own checkout. With a
         // core SDK the generated projects get a virtualenv of their own (codegen/python); without
@@ -150,6 +156,8 @@ const HOSTS = {
     },
     go: {
         realTest: "sdk/go/pulumi-language-go/language_test.go",
+        configuration:
+            "The real test runs the suite with published SDKs (`TestLanguagePublished`), with local ones (`TestLanguageLocal`) and with extra types (`TestLanguageExtraTypes`). This is the published run.",
         // The pinned sdk/v3 from the Go module cache, which the host's Pack copies, as the real test
         // packs its own checkout.
         coreSdk() {
@@ -264,8 +272,8 @@ function makeWritable(dir) {
 /** Why a test cannot pass here although the real host passes it, for any host; null when nothing explains it. */
 function notHereReason(host, test) {
     if (HOSTS[host].notHere[test]) return HOSTS[host].notHere[test];
-    if (test.startsWith("policy-")) return NO_POLICY_PACKS;
-    if (test.startsWith("provider-")) return NO_PROVIDERS;
+    if (test.startsWith("policy-") && !fs.existsSync(testdataDir(host, "policies"))) return NO_POLICY_PACKS;
+    if (test.startsWith("provider-") && !fs.existsSync(testdataDir(host, "providers"))) return NO_PROVIDERS;
     return null;
 }
 
@@ -343,6 +351,11 @@ async function runHost(host, binDir, driver, args, tests) {
             JSON.stringify(NOT_RUN),
             "-parallel",
             String(args.parallel),
+            ...["policies", "providers"].flatMap((kind) =>
+                fs.existsSync(testdataDir(host, kind))
+                    ? [kind === "policies" ? "-policy-packs" : "-providers", testdataDir(host, kind)]
+                    : [],
+            ),
         ],
         { env, stdio: ["ignore", "pipe", "pipe"] },
     );
@@ -420,7 +433,8 @@ function writeDoc(runs, totalSeconds, selection) {
     }
     for (const [host, run] of Object.entries(runs)) {
         if (run.notJudged) continue;
-        lines.push("", `## ${host}`, "", "| test | here | real host | why not here |", "| --- | --- | --- | --- |");
+        lines.push("", `## ${host}`, "", HOSTS[host].configuration, "");
+        lines.push("| test | here | real host | why not here |", "| --- | --- | --- | --- |");
         for (const r of run.results) {
             const real = realOutcome(host, r.test, run.skips);
             // A failure's reason is shown whatever the real host does; one the real host passes must have one.
@@ -480,6 +494,8 @@ async function main() {
     if (args.hosts.length === Object.keys(HOSTS).length) writeDoc(runs, seconds, args.run);
     process.exitCode = unexplained ? 1 : 0;
 }
+
+module.exports = { HOSTS, writeDoc };
 
 if (require.main === module) {
     main().catch((e) => {

@@ -46,15 +46,22 @@ func main() {
 	runOnly := flag.String("run", "", "run only the tests whose names match this regular expression")
 	skipList := flag.String("skip", "", "a JSON object of test name to the reason it is not run")
 	parallel := flag.Int("parallel", 2, "tests run at once (the suite itself runs at most one per CPU)")
+	policyPacks := flag.String("policy-packs", "", "the folder of the policy packs the policy-* tests name, written in the host's language")
+	providers := flag.String("providers", "", "the folder of the component providers the provider-* tests name, written in the host's language")
 	list := flag.Bool("list", false, "list the suite's tests and exit")
 	flag.Parse()
-	if err := run(*language, *hostBinary, *root, *coreSDK, *coreVersion, *runOnly, *skipList, *parallel, *list); err != nil {
+	dirs := testdata{policyPacks: *policyPacks, providers: *providers}
+	if err := run(*language, *hostBinary, *root, *coreSDK, *coreVersion, *runOnly, *skipList, *parallel, *list, dirs); err != nil {
 		fmt.Fprintf(os.Stderr, "conformance: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(language, hostBinary, root, coreSDK, coreVersion, runOnly, skipList string, parallel int, list bool) error {
+// testdata is what a real host's test gives the suite from its own testdata folder: programs in the
+// host's language that the suite runs beside the generated ones.
+type testdata struct{ policyPacks, providers string }
+
+func run(language, hostBinary, root, coreSDK, coreVersion, runOnly, skipList string, parallel int, list bool, dirs testdata) error {
 	ctx := context.Background()
 	server, err := runner.Start(ctx, tests.LanguageTestdata, tests.LanguageTests)
 	if err != nil {
@@ -110,6 +117,8 @@ func run(language, hostBinary, root, coreSDK, coreVersion, runOnly, skipList str
 		SnapshotDirectory:    filepath.Join(root, "snapshots"),
 		CoreSdkDirectory:     coreSDK,
 		CoreSdkVersion:       coreVersion,
+		PolicyPackDirectory:  dirs.policyPacks,
+		ProvidersDirectory:   dirs.providers,
 	})
 	if err != nil {
 		return fmt.Errorf("prepare the tests: %w", err)
