@@ -399,53 +399,125 @@ function summary(results) {
     return { run: results.length - count("skip"), pass: count("pass"), fail: count("fail"), skip: count("skip") };
 }
 
-function writeDoc(runs, totalSeconds, selection) {
+const recordFile = path.join(root, "docs", "conformance.json");
+
+/** The record a run leaves (docs/conformance.json, from which docs/conformance.md is written): a run
+ *  of the whole suite starts a new one; a run of some tests (--run) replaces those tests' rows of the
+ *  record of the same CLI and core SDKs, and is listed beside the runs before it. */
+function updateRecord(runs, seconds, selection) {
+    const run = {
+        date: new Date().toISOString().slice(0, 10),
+        commit: execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim(),
+        selection,
+        minutes: Math.round(seconds / 60),
+        hostMinutes: Object.fromEntries(
+            Object.entries(runs)
+                .filter(([, r]) => !r.notJudged)
+                .map(([host, r]) => [host, Math.round(r.seconds / 60)]),
+        ),
+    };
+    let record = fs.existsSync(recordFile) ? JSON.parse(fs.readFileSync(recordFile, "utf8")) : null;
+    const sameSdks =
+        record &&
+        record.cli === pinnedVersion() &&
+        Object.entries(runs).every(([host, r]) => r.notJudged || record.hosts[host]?.coreVersion === r.coreVersion);
+    if (!selection || !sameSdks) record = { cli: pinnedVersion(), runs: [], hosts: {} };
+    run.id = record.runs.length + 1;
+    record.runs.push(run);
+    for (const [host, r] of Object.entries(runs)) {
+        if (r.notJudged) {
+            record.hosts[host] = { notJudged: r.notJudged };
+            continue;
+        }
+        const kept = (record.hosts[host]?.results ?? []).filter((old) => !r.results.some((n) => n.test === old.test));
+        const results = [...kept, ...r.results.map(({ test, status }) => ({ test, status, run: run.id }))];
+        record.hosts[host] = {
+            coreVersion: r.coreVersion,
+            skips: { ...record.hosts[host]?.skips, ...r.skips },
+            results: results.sort((a, b) => a.test.localeCompare(b.test)),
+        };
+    }
+    writeRecord(record);
+    return record;
+}
+
+/** The record with a line for each test's result, so that a run's change reads as a short diff. */
+function writeRecord(record) {
+    const text = JSON.stringify(record, null, 2).replace(
+        /\{\n\s+"test": ("[^"]+"),\n\s+"status": ("\w+"),\n\s+"run": (\d+)\n\s+\}/g,
+        '{ "test": $1, "status": $2, "run": $3 }',
+    );
+    fs.writeFileSync(recordFile, text + "\n");
+}
+
+function writeDoc(record) {
     const cell = (s) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+    const several = record.runs.length > 1;
+    const runLine = (r) =>
+        `${several ? `Run ${r.id}: ` : ""}${r.date}, commit ${r.commit}, ` +
+        (r.selection
+            ? `the tests matching \`${r.selection}\` (\`npm run conformance -- --run '${r.selection}'\`)`
+            : "the whole suite") +
+        `, ${r.minutes} minutes on this repository's 2-core machine (` +
+        Object.entries(r.hostMinutes)
+            .map(([host, m]) => `${host} ${m}`)
+            .join(", ") +
+        ").";
     const lines = [
         "# Language conformance",
         "",
-        `Written by \`npm run conformance\` (scripts/conformance.js) on ${new Date().toISOString().slice(0, 10)}, with the pulumi CLI and`,
-        `pulumi-test-language ${pinnedVersion()} (the pinned pkg/v3), against the language hosts of tools/pulumi/cmd. The`,
-        `whole run took ${Math.round(totalSeconds / 60)} minutes on this repository's 2-core machine. What the real host does with each`,
-        `test is from its language_test.go in ${REAL_SOURCE}.`,
+        `Written by \`npm run conformance\` (scripts/conformance.js, which keeps its record in`,
+        `conformance.json) with the pulumi CLI and pulumi-test-language ${record.cli} (the pinned pkg/v3), against`,
+        "the language hosts of tools/pulumi/cmd. What the real host does with each test is from its",
+        `language_test.go in ${REAL_SOURCE}.`,
         "",
         "The suite generates each test's program and SDKs with the host, installs them with the SDK of this",
         "machine's registries, runs them through the engine and checks the result. Generated code is not",
         "compared with the real hosts' snapshots (they are not in the module): it is written, and judged by",
-        "running it. See CONTRIBUTING.md for how to run it.",
+        "running it. The policy packs and component providers that the `policy-*` and `provider-*` tests",
+        "name are this repository's own, in each host's language (tools/pulumi/conformance/testdata). See",
+        "CONTRIBUTING.md for how to run it.",
         "",
-        selection
-            ? `This run ran only the tests matching \`${selection}\` (\`npm run conformance -- --run '${selection}'\`), not the whole suite.`
-            : "This run ran the whole suite.",
+        several ? "The runs this table is made of (the `run` column says which run each row is from):" : "The run:",
         "",
-        "| host | core SDK | tests run | passed | failed | skipped | minutes |",
+        ...record.runs.map((r) => (several ? `- ${runLine(r)}` : runLine(r))),
+        "",
+        "| host | core SDK | tests run | passed | failed | skipped | the real host's expected failures |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ];
-    for (const [host, run] of Object.entries(runs)) {
-        if (run.notJudged) {
-            lines.push(`| ${host} | | ${cell(run.notJudged)} | | | | |`);
+    for (const [host, h] of Object.entries(record.hosts)) {
+        if (h.notJudged) {
+            lines.push(`| ${host} | | ${cell(h.notJudged)} | | | | |`);
             continue;
         }
-        const s = summary(run.results);
-        lines.push(
-            `| ${host} | ${run.coreVersion} | ${s.run} | ${s.pass} | ${s.fail} | ${s.skip} | ${Math.round(run.seconds / 60)} |`,
-        );
+        const s = summary(h.results);
+        const expected = h.results.filter((r) => HOSTS[host].expectedFailures[r.test]).length;
+        lines.push(`| ${host} | ${h.coreVersion} | ${s.run} | ${s.pass} | ${s.fail} | ${s.skip} | ${expected} |`);
     }
-    for (const [host, run] of Object.entries(runs)) {
-        if (run.notJudged) continue;
+    for (const [host, h] of Object.entries(record.hosts)) {
+        if (h.notJudged) continue;
         lines.push("", `## ${host}`, "", HOSTS[host].configuration, "");
-        lines.push("| test | here | real host | why not here |", "| --- | --- | --- | --- |");
-        for (const r of run.results) {
-            const real = realOutcome(host, r.test, run.skips);
+        lines.push(
+            `| test | here |${several ? " run |" : ""} real host | why not here |`,
+            `| --- | --- |${several ? " --- |" : ""} --- | --- |`,
+        );
+        for (const r of h.results) {
+            const real = realOutcome(host, r.test, h.skips);
             // A failure's reason is shown whatever the real host does; one the real host passes must have one.
             const why =
                 r.status === "fail"
                     ? (notHereReason(host, r.test) ?? (real === "passes" ? "**not explained**" : ""))
                     : "";
-            lines.push(`| ${r.test} | ${r.status} | ${cell(real)} | ${cell(why)} |`);
+            lines.push(`| ${r.test} | ${r.status} |${several ? ` ${r.run} |` : ""} ${cell(real)} | ${cell(why)} |`);
         }
     }
     fs.writeFileSync(path.join(root, "docs", "conformance.md"), lines.join("\n") + "\n");
+    execFileSync(path.join(root, "node_modules", ".bin", "prettier"), [
+        "--write",
+        "--log-level=warn",
+        recordFile,
+        path.join(root, "docs", "conformance.md"),
+    ]);
 }
 
 async function main() {
@@ -490,12 +562,12 @@ async function main() {
     }
     const seconds = Math.round((Date.now() - started) / 1000);
     console.log(`conformance: ${seconds} s`);
-    // A run of every host writes the doc, saying which tests it ran; a run of some hosts only prints.
-    if (args.hosts.length === Object.keys(HOSTS).length) writeDoc(runs, seconds, args.run);
+    // A run of every host goes into the record and the doc; a run of some hosts only prints.
+    if (args.hosts.length === Object.keys(HOSTS).length) writeDoc(updateRecord(runs, seconds, args.run));
     process.exitCode = unexplained ? 1 : 0;
 }
 
-module.exports = { HOSTS, writeDoc };
+module.exports = { HOSTS, updateRecord, writeRecord, writeDoc };
 
 if (require.main === module) {
     main().catch((e) => {
