@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/blang/semver"
+	"github.com/pulumi-chatbot/tools/pulumi/internal/langhost"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"golang.org/x/mod/modfile"
@@ -137,20 +138,7 @@ func (m goModule) pluginPackage() (*pulumirpc.PackageDependency, error) {
 	if err != nil {
 		return nil, err
 	}
-	parameterization := func(p *plugin.PulumiParameterizationJSON) *pulumirpc.PackageParameterization {
-		if p == nil {
-			return nil
-		}
-		return &pulumirpc.PackageParameterization{Name: p.Name, Version: p.Version, Value: p.Value}
-	}
-	return &pulumirpc.PackageDependency{
-		Name:             name,
-		Version:          version,
-		Kind:             "resource",
-		Server:           info.Server,
-		Parameterization: parameterization(info.Parameterization),
-		Extension:        parameterization(info.ExtensionParameterization),
-	}, nil
+	return langhost.PackageDependency(*info, name, version), nil
 }
 
 // pluginVersion is a module version as a plugin version: a pseudo-version (a commit after a tag)

@@ -149,11 +149,7 @@ func pluginOf(path string) (*pulumirpc.PackageDependency, error) {
 	if !strings.HasPrefix(version, "v") {
 		version = "v" + version
 	}
-	dep := &pulumirpc.PackageDependency{Name: name, Kind: "resource", Version: version, Server: info.Pulumi.Server}
-	if p := info.Pulumi.Parameterization; p != nil {
-		dep.Parameterization = &pulumirpc.PackageParameterization{Name: p.Name, Version: p.Version, Value: p.Value}
-	}
-	return dep, nil
+	return langhost.PackageDependency(info.Pulumi, name, version), nil
 }
 
 // Pack makes an npm tarball of a package folder in the destination (`pulumi package pack-sdk`,

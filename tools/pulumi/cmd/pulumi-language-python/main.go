@@ -249,12 +249,7 @@ func (p pythonPackage) dependency() *pulumirpc.PackageDependency {
 		if !p.Plugin.Resource {
 			return nil
 		}
-		dep.Name, dep.Version, dep.Server = p.Plugin.Name, p.Plugin.Version, p.Plugin.Server
-		if param := p.Plugin.Parameterization; param != nil {
-			dep.Parameterization = &pulumirpc.PackageParameterization{
-				Name: param.Name, Version: param.Version, Value: param.Value,
-			}
-		}
+		dep = langhost.PackageDependency(*p.Plugin, p.Plugin.Name, p.Plugin.Version)
 	}
 	if dep.Name == "" {
 		dep.Name = strings.TrimPrefix(normalized, "pulumi-")

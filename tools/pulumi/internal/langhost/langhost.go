@@ -163,3 +163,23 @@ func ConfigJSON(req *pulumirpc.RunRequest) (config, secretKeys string, err error
 	}
 	return config, string(text), nil
 }
+
+// PackageDependency is the plugin a package's pulumi-plugin.json (or package.json's "pulumi"
+// section) names, as every host answers GetRequiredPackages: the base plugin, with the package as a
+// replacement or as an extension of it in the matching slot.
+func PackageDependency(info plugin.PulumiPluginJSON, name, version string) *pulumirpc.PackageDependency {
+	parameterization := func(p *plugin.PulumiParameterizationJSON) *pulumirpc.PackageParameterization {
+		if p == nil {
+			return nil
+		}
+		return &pulumirpc.PackageParameterization{Name: p.Name, Version: p.Version, Value: p.Value}
+	}
+	return &pulumirpc.PackageDependency{
+		Name:             name,
+		Kind:             "resource",
+		Version:          version,
+		Server:           info.Server,
+		Parameterization: parameterization(info.Parameterization),
+		Extension:        parameterization(info.ExtensionParameterization),
+	}
+}
