@@ -16,6 +16,8 @@
 //     (a copy of the module) (codegen.go).
 //   - GetRequiredPackages (the plugins named by the pulumi-plugin.json of the modules go.mod
 //     requires) and GetProgramDependencies (go.mod's requirements) (deps.go).
+//   - RunPlugin for a policy pack (`pulumi preview --policy-pack <dir>`): built as a program is,
+//     then run with the engine's arguments and environment (plugin.go).
 //
 // Where it differs: Link prints the schema's importBasePath where it has one (the real host prints
 // a path derived from the package's name), and GetRequiredPackages does not look in a vendor
@@ -25,8 +27,9 @@
 // host exits within a second, where the real one waits for its 5-minute health check
 // (internal/langhost, shared with this module's Node.js and Python hosts). Left out: the
 // "Compiling the program ..." lines the real host logs through the engine, PULUMI_GO_USE_RUN (`go
-// run`), attachDebugger, RunPlugin (plugins written in Go), tracing, the minimum Go version check,
-// and the Cancel RPC (a run ends with its request). `npm run conformance` judges it with the
+// run`), attachDebugger, RunPlugin for any plugin but a policy pack (the real host runs every kind
+// the same way), tracing, the minimum Go version check, and the Cancel RPC (a run ends with its
+// request). `npm run conformance` judges it with the
 // conformance suite of the pinned pkg/v3 (docs/conformance.md).
 package main
 
@@ -35,6 +38,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,18 +103,13 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 		}
 	} else {
 		if program = buildTarget; program == "" {
-			f, err := os.CreateTemp("", "pulumi-go.*")
-			if err != nil {
-				return nil, fmt.Errorf("unable to create go program temp file: %w", err)
-			}
-			if err := f.Close(); err != nil {
+			var remove func()
+			if program, remove, err = h.temporaryBinary(); err != nil {
 				return nil, err
 			}
-			program = f.Name()
-			// Removed once run, or when the host stops first.
-			defer h.Programs.Temporary(program)()
+			defer remove()
 		}
-		if err := h.compileProgram(ctx, info.GetProgramDirectory(), program); err != nil {
+		if err := h.compileProgram(ctx, info.GetProgramDirectory(), program, os.Stderr); err != nil {
 			return nil, fmt.Errorf("error in compiling Go: %w", err)
 		}
 	}
@@ -122,9 +121,22 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	return h.Programs.Run(cmd), nil
 }
 
-// compileProgram builds the program's folder into outfile as the real host does. The build ends
-// with the host, as a program does.
-func (h *host) compileProgram(ctx context.Context, programDir, outfile string) error {
+// temporaryBinary is a file for a build's binary, which remove removes once the binary has run (or
+// the host, when it stops first).
+func (h *host) temporaryBinary() (path string, remove func(), err error) {
+	f, err := os.CreateTemp("", "pulumi-go.*")
+	if err != nil {
+		return "", nil, fmt.Errorf("unable to create go program temp file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return "", nil, err
+	}
+	return f.Name(), h.Programs.Temporary(f.Name()), nil
+}
+
+// compileProgram builds the program's folder into outfile as the real host does, go's own messages
+// (compile errors) to output. The build ends with the host, as a program does.
+func (h *host) compileProgram(ctx context.Context, programDir, outfile string, output io.Writer) error {
 	if matches, _ := filepath.Glob(filepath.Join(programDir, "*.go")); len(matches) == 0 {
 		return fmt.Errorf("Failed to find go files for 'go build' matching %s/*.go", programDir)
 	}
@@ -134,8 +146,7 @@ func (h *host) compileProgram(ctx context.Context, programDir, outfile string) e
 	}
 	build := exec.CommandContext(ctx, gobin, "build", "-buildvcs=false", "-o", outfile, "-trimpath", "-ldflags", "-w -s")
 	build.Dir = programDir
-	// go's own messages (compile errors) go to the user, as the real host's do.
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	build.Stdout, build.Stderr = output, output
 	if err := h.Programs.Exec(build); err != nil {
 		return fmt.Errorf("unable to run `go build`: %w", err)
 	}
