@@ -1,6 +1,8 @@
 package main
 
 import (
+	"archive/tar"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/pulumi-chatbot/tools/pulumi/internal/langhost"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/cgstrings"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/fsutil"
 	"github.com/pulumi/pulumi/sdk/v3/nodejs/npm"
@@ -201,4 +204,83 @@ func (h *host) Pack(ctx context.Context, req *pulumirpc.PackRequest) (*pulumirpc
 	return &pulumirpc.PackResponse{
 		ArtifactPath: filepath.Join(req.GetDestinationDirectory(), strings.TrimSpace(lines[len(lines)-1])),
 	}, nil
+}
+
+// Link makes a program (or a plugin: a policy pack, a component provider) depend on local packages,
+// each a folder or an npm tarball (`pulumi package add`; the conformance suite links the core SDK it
+// packed into each pack and provider it runs): a `file:` dependency in its package.json, written by
+// its package manager, under the name the package's own package.json gives, as the real host links
+// them (it finds that name in the package's schema instead).
+func (h *host) Link(ctx context.Context, req *pulumirpc.LinkRequest) (*pulumirpc.LinkResponse, error) {
+	dir := req.GetInfo().GetProgramDirectory()
+	manager, err := npm.ResolvePackageManager(packageManager(req.GetInfo()), dir)
+	if err != nil {
+		return nil, err
+	}
+	var imports strings.Builder
+	for _, dep := range req.GetPackages() {
+		path := dep.GetPath()
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, path)
+		}
+		name, err := packageName(path)
+		if err != nil {
+			return nil, fmt.Errorf("linking %s: %w", dep.GetPath(), err)
+		}
+		if err := manager.Link(ctx, dir, name, dep.GetPath()); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&imports, "  import * as %s from %q;\n", cgstrings.Camel(dep.GetPackage().GetName()), name)
+	}
+	return &pulumirpc.LinkResponse{
+		ImportInstructions: "You can import the SDK in your TypeScript code with:\n\n" + imports.String(),
+	}, nil
+}
+
+// packageName is the name in the package.json of a package folder or of an npm tarball (whose
+// files are under package/).
+func packageName(path string) (string, error) {
+	var text []byte
+	if info, err := os.Stat(path); err != nil {
+		return "", err
+	} else if info.IsDir() {
+		if text, err = os.ReadFile(filepath.Join(path, "package.json")); err != nil {
+			return "", err
+		}
+	} else if text, err = tarballManifest(path); err != nil {
+		return "", err
+	}
+	var manifest packageJSON
+	if err := json.Unmarshal(text, &manifest); err != nil {
+		return "", fmt.Errorf("read its package.json: %w", err)
+	}
+	if manifest.Name == "" {
+		return "", errors.New("its package.json has no name")
+	}
+	return manifest.Name, nil
+}
+
+// tarballManifest reads package/package.json out of an npm tarball.
+func tarballManifest(path string) ([]byte, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	unzipped, err := gzip.NewReader(file)
+	if err != nil {
+		return nil, fmt.Errorf("neither a folder nor an npm tarball: %w", err)
+	}
+	archive := tar.NewReader(unzipped)
+	for {
+		header, err := archive.Next()
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("the tarball has no package/package.json")
+		} else if err != nil {
+			return nil, err
+		}
+		if header.Name == "package/package.json" {
+			return io.ReadAll(archive)
+		}
+	}
 }

@@ -7,12 +7,13 @@
 // GetRequiredPackages, GetProgramDependencies, Pack): it serves pulumirpc.LanguageRuntime on the
 // SDK's own gRPC stubs and runs the program with the SDK's own runner, `@pulumi/pulumi/cmd/run`,
 // from the program's node_modules, as the real host does (sdk/nodejs/cmd/pulumi-language-nodejs/
-// main.go, Run and constructArguments). What it leaves out: synchronous invokes, debugging, Link,
-// the tsc build of the real host's conformance mode, and RunPlugin for any plugin but a policy pack
-// (`pulumi preview --policy-pack <dir>`, which it runs as the real host does). What it adds, as
-// this module's Python and Go hosts do (internal/langhost): when the engine is gone (its CLI
-// killed), it kills the program it runs and exits within a second, not at the next of the 5-minute
-// health checks plugins use.
+// main.go, Run and constructArguments), and plugins written in TypeScript, policy packs
+// (`pulumi preview --policy-pack <dir>`) and component providers, which it runs as the real host
+// does (RunPlugin, deps.go: Link). What it leaves out: synchronous invokes, debugging, the tsc build
+// of the real host's conformance mode, and RunPlugin for the other kinds of plugin (converters,
+// tools). What it adds, as this module's Python and Go hosts do (internal/langhost): when the
+// engine is gone (its CLI killed), it kills the program it runs and exits within a second, not at
+// the next of the 5-minute health checks plugins use.
 package main
 
 import (
@@ -109,16 +110,20 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	return h.Programs.Run(cmd), nil
 }
 
-// RunPlugin runs a policy pack as the real host does (its RunPlugin, analyzer kind): the SDK's
-// `@pulumi/pulumi/cmd/run-policy-pack` from the pack's own node_modules, in the pack's folder, with
-// the folder as its last argument; in front of it the SDK's policy proxy (sdk.PolicyProxy), which
+// RunPlugin runs a plugin written in TypeScript or JavaScript as the real host does (its RunPlugin).
+// A component provider (resource kind): the SDK's `@pulumi/pulumi/cmd/run-plugin` from the
+// provider's own node_modules, with the provider's folder and then the engine's arguments, in the
+// engine's working directory; it serves the components the folder's package exports. A policy pack
+// (analyzer kind): the SDK's `@pulumi/pulumi/cmd/run-policy-pack` in the pack's folder, with the
+// folder as its last argument; in front of it the SDK's policy proxy (sdk.PolicyProxy), which
 // takes the engine's Handshake and ConfigureStack, starts the pack with the stack's settings in its
 // environment (PULUMI_NODEJS_*, PULUMI_CONFIG) and forwards every other call to it.
 func (h *host) RunPlugin(
 	req *pulumirpc.RunPluginRequest, server grpc.ServerStreamingServer[pulumirpc.RunPluginResponse],
 ) error {
-	if req.GetKind() != string(apitype.AnalyzerPlugin) {
-		return status.Errorf(codes.Unimplemented, "this host runs policy packs only, not %s plugins", req.GetKind())
+	kind := apitype.PluginKind(req.GetKind())
+	if kind != apitype.AnalyzerPlugin && kind != apitype.ResourcePlugin {
+		return status.Errorf(codes.Unimplemented, "this host runs policy packs and providers only, not %s plugins", kind)
 	}
 	ctx := server.Context()
 	closer, stdout, stderr, err := rpcutil.MakeRunPluginStreams(server, false)
@@ -131,12 +136,28 @@ func (h *host) RunPlugin(
 		return fmt.Errorf("could not find node on the PATH: %w", err)
 	}
 	dir := req.GetInfo().GetProgramDirectory()
+	env, args := nodeOptions(req.GetInfo().GetOptions().AsMap())
+	env = append(req.GetEnv(), env...)
+
+	if kind == apitype.ResourcePlugin {
+		runner, err := resolveModule(ctx, node, dir, "@pulumi/pulumi/cmd/run-plugin")
+		if err != nil {
+			return err
+		}
+		cmd := exec.CommandContext(ctx, node, append(append(args, runner, dir), req.GetArgs()...)...)
+		cmd.Dir = req.GetPwd()
+		cmd.Env = env
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		if err := h.Programs.Exec(cmd); err != nil {
+			return fmt.Errorf("plugin %s: %w", req.GetName(), err)
+		}
+		return closer.Close()
+	}
+
 	runner, err := resolveModule(ctx, node, dir, "@pulumi/pulumi/cmd/run-policy-pack")
 	if err != nil {
 		return err
 	}
-	env, args := nodeOptions(req.GetInfo().GetOptions().AsMap())
-	env = append(req.GetEnv(), env...)
 	args = append(append(append(args, runner), req.GetArgs()...), dir)
 
 	proxy, stdout, err := sdk.NewPolicyProxy(ctx, stdout)
