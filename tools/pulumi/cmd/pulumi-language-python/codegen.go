@@ -55,6 +55,12 @@ func (h *host) Link(ctx context.Context, req *pulumirpc.LinkRequest) (*pulumirpc
 	packages := map[string]string{}
 	var instructions []string
 	for _, dep := range req.GetPackages() {
+		// The core SDK (a wheel, or its folder) takes the place of the `pulumi` requirement, as in the
+		// real host: the conformance suite links it into its policy packs and component providers.
+		if dep.GetPackage().GetName() == "pulumi" {
+			packages["pulumi"] = dep.GetPath()
+			continue
+		}
 		dir := dep.GetPath()
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(req.GetInfo().GetRootDirectory(), dir)

@@ -14,7 +14,10 @@
 //     GetProgramDependencies go to the toolchain as in the real host;
 //   - GeneratePackage (`pulumi package gen-sdk`, `package add`), GenerateProgram (what `pulumi
 //     import` prints) and GenerateProject (`pulumi convert`) call Pulumi's Python code generator
-//     (pkg/v3/codegen/python): codegen.go.
+//     (pkg/v3/codegen/python): codegen.go;
+//   - RunPlugin runs policy packs with the SDK's `pulumi.policy` runner behind the SDK's policy
+//     proxy, and component providers (PulumiPlugin.yaml `runtime: python`) from their __main__.py or
+//     as a package: plugin.go.
 //
 // Where it differs: pulumi-plugin.json files are found by asking the project's python for each
 // installed distribution's package folder (the toolchain package of v3.274.1 lists names and
@@ -25,8 +28,7 @@
 // parent changes, or a 2 s health check fails), after which the host exits within a second, where
 // the real one waits for its 5-minute health check (internal/langhost, shared with this module's
 // Node.js and Go hosts). It leaves out the typechecker option (mypy, pyright), debugging (attach),
-// RunPlugin (Python plugins), RuntimeOptionsPrompts and Template (`pulumi new`), and
-// tracing spans.
+// RuntimeOptionsPrompts and Template (`pulumi new`), and tracing spans.
 package main
 
 import (
