@@ -1,13 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os/exec"
-	"sync"
 
+	"github.com/pulumi-chatbot/tools/pulumi/internal/langhost"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -25,8 +23,7 @@ func (h *host) RunPlugin(req *pulumirpc.RunPluginRequest, server pulumirpc.Langu
 		return status.Errorf(codes.Unimplemented, "this host runs policy packs only, not %s plugins", req.GetKind())
 	}
 	ctx := server.Context()
-	server = &serialSends{LanguageRuntime_RunPluginServer: server}
-	closer, stdout, stderr, err := rpcutil.MakeRunPluginStreams(server, false)
+	server, closer, stdout, stderr, err := langhost.PluginStreams(server)
 	if err != nil {
 		return err
 	}
@@ -46,26 +43,7 @@ func (h *host) RunPlugin(req *pulumirpc.RunPluginRequest, server pulumirpc.Langu
 	cmd.Env = req.GetEnv()
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := h.Programs.Exec(cmd); err != nil {
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) {
-			return fmt.Errorf("could not run the policy pack: %w", err)
-		}
-		return server.Send(&pulumirpc.RunPluginResponse{
-			Output: &pulumirpc.RunPluginResponse_Exitcode{Exitcode: int32(exit.ExitCode())},
-		})
+		return langhost.PluginExit(server, err)
 	}
 	return closer.Close()
-}
-
-// serialSends sends one message at a time: the pack's stdout and stderr are copied to the stream
-// by two goroutines, and a gRPC stream must not be sent on by two at once.
-type serialSends struct {
-	pulumirpc.LanguageRuntime_RunPluginServer
-	mu sync.Mutex
-}
-
-func (s *serialSends) Send(response *pulumirpc.RunPluginResponse) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.LanguageRuntime_RunPluginServer.Send(response)
 }

@@ -27,10 +27,8 @@ import (
 	"strings"
 
 	"github.com/pulumi-chatbot/tools/pulumi/internal/langhost"
-	sdk "github.com/pulumi/pulumi/sdk/v3"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/config"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -115,7 +113,7 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 // provider's own node_modules, with the provider's folder and then the engine's arguments, in the
 // engine's working directory; it serves the components the folder's package exports. A policy pack
 // (analyzer kind): the SDK's `@pulumi/pulumi/cmd/run-policy-pack` in the pack's folder, with the
-// folder as its last argument; in front of it the SDK's policy proxy (sdk.PolicyProxy), which
+// folder as its last argument, behind the SDK's policy proxy (langhost RunPolicyPack), which
 // takes the engine's Handshake and ConfigureStack, starts the pack with the stack's settings in its
 // environment (PULUMI_NODEJS_*, PULUMI_CONFIG) and forwards every other call to it.
 func (h *host) RunPlugin(
@@ -126,7 +124,7 @@ func (h *host) RunPlugin(
 		return status.Errorf(codes.Unimplemented, "this host runs policy packs and providers only, not %s plugins", kind)
 	}
 	ctx := server.Context()
-	closer, stdout, stderr, err := rpcutil.MakeRunPluginStreams(server, false)
+	server, closer, stdout, stderr, err := langhost.PluginStreams(server)
 	if err != nil {
 		return err
 	}
@@ -160,45 +158,16 @@ func (h *host) RunPlugin(
 	}
 	args = append(append(append(args, runner), req.GetArgs()...), dir)
 
-	proxy, stdout, err := sdk.NewPolicyProxy(ctx, stdout)
-	if err != nil {
-		return fmt.Errorf("could not start the policy pack proxy: %w", err)
-	}
-	stack, err := proxy.AwaitConfiguration(ctx)
-	if err != nil {
-		return fmt.Errorf("could not get the stack's configuration: %w", err)
-	}
-	if stack != nil {
-		setting := func(name, value string) {
-			if value != "" {
-				env = append(env, name+"="+value)
-			}
-		}
-		setting("PULUMI_NODEJS_ORGANIZATION", stack.GetOrganization())
-		setting("PULUMI_NODEJS_PROJECT", stack.GetProject())
-		setting("PULUMI_NODEJS_STACK", stack.GetStack())
-		setting("PULUMI_NODEJS_DRY_RUN", strconv.FormatBool(stack.GetDryRun()))
-		if cfg := stack.GetConfig(); cfg != nil {
-			text, err := json.Marshal(cfg)
-			if err != nil {
-				return err
-			}
-			setting("PULUMI_CONFIG", string(text))
-		}
-	}
-
 	cmd := exec.CommandContext(ctx, node, args...)
 	cmd.Dir = dir
 	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	ended, err := h.Programs.Start(cmd)
-	if err != nil {
-		proxy.Abort(err)
-		return err
+	cmd.Stderr = stderr
+	names := langhost.StackEnv{
+		Organization: "PULUMI_NODEJS_ORGANIZATION", Project: "PULUMI_NODEJS_PROJECT",
+		Stack: "PULUMI_NODEJS_STACK", DryRun: "PULUMI_NODEJS_DRY_RUN",
 	}
-	defer ended()
-	if err := proxy.Attach(ctx, cmd); err != nil {
-		return fmt.Errorf("policy pack: %w", err)
+	if err := h.Programs.RunPolicyPack(ctx, cmd, stdout, names); err != nil {
+		return err
 	}
 	return closer.Close()
 }

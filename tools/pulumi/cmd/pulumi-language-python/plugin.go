@@ -10,7 +10,6 @@ import (
 
 	"github.com/pulumi-chatbot/tools/pulumi/internal/langhost"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"github.com/pulumi/pulumi/sdk/v3/python/toolchain"
 	"google.golang.org/grpc"
@@ -69,7 +68,7 @@ func (h *host) RunPlugin(
 		cmd.Dir = dir
 	}
 
-	closer, stdout, stderr, err := rpcutil.MakeRunPluginStreams(server, false)
+	server, closer, stdout, stderr, err := langhost.PluginStreams(server)
 	if err != nil {
 		return err
 	}

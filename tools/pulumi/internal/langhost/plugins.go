@@ -8,11 +8,36 @@ import (
 	"io"
 	"os/exec"
 	"strconv"
+	"sync"
 
 	sdk "github.com/pulumi/pulumi/sdk/v3"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/grpc"
 )
+
+// PluginStreams are a RunPlugin call's stdout and stderr, which a plugin's output is copied to on
+// the call's stream (rpcutil.MakeRunPluginStreams), and the server to send its exit on. The two are
+// copied by two goroutines, and a gRPC stream must not be sent on by two at once: sends are taken
+// one at a time.
+func PluginStreams(
+	server grpc.ServerStreamingServer[pulumirpc.RunPluginResponse],
+) (serial grpc.ServerStreamingServer[pulumirpc.RunPluginResponse], closer io.Closer, stdout, stderr io.Writer, err error) {
+	serial = &serialSends{ServerStreamingServer: server}
+	closer, stdout, stderr, err = rpcutil.MakeRunPluginStreams(serial, false)
+	return serial, closer, stdout, stderr, err
+}
+
+type serialSends struct {
+	grpc.ServerStreamingServer[pulumirpc.RunPluginResponse]
+	mu sync.Mutex
+}
+
+func (s *serialSends) Send(response *pulumirpc.RunPluginResponse) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ServerStreamingServer.Send(response)
+}
 
 // StackEnv names the environment variables a language's policy library reads the analyzed stack's
 // settings from (PULUMI_NODEJS_* for Node.js, PULUMI_* for Python); PULUMI_CONFIG is the same in all.
