@@ -46,6 +46,7 @@ func main() {
 	runOnly := flag.String("run", "", "run only the tests whose names match this regular expression")
 	skipList := flag.String("skip", "", "a JSON object of test name to the reason it is not run")
 	parallel := flag.Int("parallel", 2, "tests run at once (the suite itself runs at most one per CPU)")
+	flag.DurationVar(&testTimeout, "timeout", 15*time.Minute, "how long one test may run before it counts as failed")
 	policyPacks := flag.String("policy-packs", "", "the folder of the policy packs the policy-* tests name, written in the host's language")
 	providers := flag.String("providers", "", "the folder of the component providers the provider-* tests name, written in the host's language")
 	list := flag.Bool("list", false, "list the suite's tests and exit")
@@ -153,11 +154,21 @@ func run(language, hostBinary, root, coreSDK, coreVersion, runOnly, skipList str
 	return nil
 }
 
+// testTimeout bounds a test: a generated program that never ends (Python's l3-deferred-outputs,
+// which the real host does not run: it fails its typechecker first) would otherwise hold the run.
+var testTimeout time.Duration
+
 // runTest runs one test and keeps its whole output in a log file beside the others.
 func runTest(ctx context.Context, suite testingrpc.LanguageTestClient, token, name, logs string) result {
 	started := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, testTimeout)
+	defer cancel()
 	res, err := suite.RunLanguageTest(ctx, &testingrpc.RunLanguageTestRequest{Token: token, Test: name})
 	r := result{Test: name, Status: "fail", Seconds: time.Since(started).Seconds()}
+	if ctx.Err() != nil {
+		r.Messages = []string{fmt.Sprintf("did not end within %v", testTimeout)}
+		return r
+	}
 	if err != nil {
 		r.Messages = []string{err.Error()}
 		return r
