@@ -403,7 +403,8 @@ function summary(results) {
 
 const recordFile = path.join(root, "docs", "conformance.json");
 
-/** The record a run leaves (docs/conformance.json, from which docs/conformance.md is written): a run
+/** The record a run leaves (docs/conformance.json, from which docs/conformance.md is written; a run's
+ *  optional `note`, written by hand, says what its figures do not): a run
  *  of the whole suite starts a new one; a run of some tests (--run) replaces those tests' rows of the
  *  record of the same CLI and core SDKs, and is listed beside the runs before it. */
 function updateRecord(runs, seconds, selection) {
@@ -464,7 +465,8 @@ function writeDoc(record) {
         Object.entries(r.hostMinutes)
             .map(([host, m]) => `${host} ${m}`)
             .join(", ") +
-        ").";
+        ")." +
+        (r.note ? ` ${r.note}` : "");
     const lines = [
         "# Language conformance",
         "",
