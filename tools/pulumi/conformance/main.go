@@ -23,6 +23,7 @@ import (
 
 	"github.com/pulumi/pulumi/pkg/v3/testing/pulumi-test-language/runner"
 	"github.com/pulumi/pulumi/pkg/v3/testing/pulumi-test-language/tests"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	testingrpc "github.com/pulumi/pulumi/sdk/v3/proto/go/testing"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -68,7 +69,10 @@ func run(language, hostBinary, root, coreSDK, coreVersion, runOnly, skipList str
 	if err != nil {
 		return fmt.Errorf("start the suite: %w", err)
 	}
-	conn, err := grpc.NewClient(server.Address(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	// The channel options of the real hosts' tests: a result may carry far more than gRPC's default
+	// 4 MB (l2-large-string's program prints 200 MB).
+	conn, err := grpc.NewClient(server.Address(),
+		grpc.WithTransportCredentials(insecure.NewCredentials()), rpcutil.GrpcChannelOptions())
 	if err != nil {
 		return err
 	}
