@@ -365,11 +365,14 @@ async function runHost(host, binDir, driver, args, tests) {
     const output = fs.createWriteStream(path.join(tmp, "output.log"));
     child.stderr.pipe(output);
     for await (const line of readline.createInterface({ input: child.stdout })) {
-        if (!line.startsWith('{"test":')) {
+        // The engine writes progress without a line's end, so a result may follow it on one line.
+        const at = line.indexOf('{"test":');
+        if (at < 0) {
             output.write(line + "\n");
             continue;
         }
-        const r = JSON.parse(line);
+        if (at > 0) output.write(line.slice(0, at) + "\n");
+        const r = JSON.parse(line.slice(at));
         results.push(r);
         console.log(`  ${r.status.padEnd(4)}  ${r.test}${r.status === "fail" ? `: ${gist(r.messages)}` : ""}`);
     }
