@@ -42,8 +42,9 @@ func (h *host) RunPlugin(req *pulumirpc.RunPluginRequest, server pulumirpc.Langu
 	cmd.Dir = req.GetPwd()
 	cmd.Env = req.GetEnv()
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	if err := h.Programs.Exec(cmd); err != nil {
-		return langhost.PluginExit(server, err)
+	err = h.Programs.Exec(cmd)
+	if err := closer.Close(); err != nil {
+		return err
 	}
-	return closer.Close()
+	return langhost.PluginExit(server, err)
 }

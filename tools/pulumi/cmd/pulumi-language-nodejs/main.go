@@ -146,10 +146,11 @@ func (h *host) RunPlugin(
 		cmd.Dir = req.GetPwd()
 		cmd.Env = env
 		cmd.Stdout, cmd.Stderr = stdout, stderr
-		if err := h.Programs.Exec(cmd); err != nil {
-			return fmt.Errorf("plugin %s: %w", req.GetName(), err)
+		err = h.Programs.Exec(cmd)
+		if err := closer.Close(); err != nil {
+			return err
 		}
-		return closer.Close()
+		return langhost.PluginExit(server, err)
 	}
 
 	runner, err := resolveModule(ctx, node, dir, "@pulumi/pulumi/cmd/run-policy-pack")
@@ -166,10 +167,11 @@ func (h *host) RunPlugin(
 		Organization: "PULUMI_NODEJS_ORGANIZATION", Project: "PULUMI_NODEJS_PROJECT",
 		Stack: "PULUMI_NODEJS_STACK", DryRun: "PULUMI_NODEJS_DRY_RUN",
 	}
-	if err := h.Programs.RunPolicyPack(ctx, cmd, stdout, names); err != nil {
+	err = h.Programs.RunPolicyPack(ctx, cmd, stdout, names)
+	if err := closer.Close(); err != nil {
 		return err
 	}
-	return closer.Close()
+	return langhost.PluginExit(server, err)
 }
 
 // nodeOptions is what a project's `runtime.options` add to node's environment and command line.
