@@ -736,7 +736,7 @@ func javaLiteral(v any) (string, error) {
 func (g *sdkGen) genResourceFiles(r *schema.Resource) error {
 	class := g.resourceClass(r)
 	argsClass := class + "Args"
-	if err := g.genArgsClass(argsClass, "The set of arguments for constructing a "+memberName(class)+" resource.",
+	if err := g.genArgsClass(argsClass, "The set of arguments for constructing a "+class[strings.LastIndex(class, ".")+1:]+" resource.",
 		r.InputProperties, false); err != nil {
 		return err
 	}
@@ -960,13 +960,12 @@ func (g *sdkGen) genArgsClass(class, comment string, props []*schema.Property, a
 		}
 	}
 	f.printf("    private %s() {}\n", name)
-	if len(fields) > 0 {
-		f.printf("\n    private %[1]s(%[1]s $) {\n", name)
-		for _, fd := range fields {
-			f.printf("        this.%[1]s = $.%[1]s;\n", fd.name)
-		}
-		f.printf("    }\n")
+	// The Builder copies defaults through this, with or without fields.
+	f.printf("\n    private %[1]s(%[1]s $) {\n", name)
+	for _, fd := range fields {
+		f.printf("        this.%[1]s = $.%[1]s;\n", fd.name)
 	}
+	f.printf("    }\n")
 	objects := f.ref("java.util.Objects")
 	f.printf(`
     public static Builder builder() {

@@ -16,7 +16,7 @@ import javax.annotation.Nullable;
 
 
 /**
- * The set of arguments for constructing a Com_pulumichatbot_chatbot_LegacyWebhook resource.
+ * The set of arguments for constructing a LegacyWebhook resource.
  */
 public final class LegacyWebhookArgs extends com.pulumi.resources.ResourceArgs {
 

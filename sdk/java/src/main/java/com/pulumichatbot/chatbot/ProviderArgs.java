@@ -13,7 +13,7 @@ import javax.annotation.Nullable;
 
 
 /**
- * The set of arguments for constructing a Com_pulumichatbot_chatbot_Provider resource.
+ * The set of arguments for constructing a Provider resource.
  */
 public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
 

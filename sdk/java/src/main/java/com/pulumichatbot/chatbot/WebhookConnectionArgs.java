@@ -15,7 +15,7 @@ import javax.annotation.Nullable;
 
 
 /**
- * The set of arguments for constructing a Com_pulumichatbot_chatbot_WebhookConnection resource.
+ * The set of arguments for constructing a WebhookConnection resource.
  */
 public final class WebhookConnectionArgs extends com.pulumi.resources.ResourceArgs {
 
