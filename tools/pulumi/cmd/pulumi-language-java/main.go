@@ -16,9 +16,11 @@
 //     their jars) as JSON; as in the real host a failure means "none" (the engine then names the
 //     missing plugin).
 //   - InstallDependencies (`pulumi install`): `mvn --no-transfer-progress compile`.
-//   - GeneratePackage (`pulumi package gen-sdk --language java`) and GenerateProgram (the code
-//     `pulumi import` prints), with this module's Java generator (sdkgen.go, programgen.go), since
-//     pulumi-java's is not served either.
+//   - GeneratePackage (`pulumi package gen-sdk --language java`), GenerateProgram (the code
+//     `pulumi import` prints) and GenerateProject (`pulumi convert`: a Maven project), with this
+//     module's Java generator (sdkgen.go, programgen.go, project.go), since pulumi-java's is not
+//     served either; Pack (`mvn package`, into a Maven repository) and GetProgramDependencies (the
+//     pom.xml's), in project.go.
 //
 // Where it differs: Gradle (build.gradle, build.gradle.kts), JBang (a .java binary), Mill and sbt
 // projects fail with an error that says so, where the real host runs them; the SDK it generates
@@ -26,8 +28,8 @@
 // process group of its own, killed when its request ends early and when the engine is gone (its
 // CLI killed), after which the host exits within a second, where the real one waits for its
 // 5-minute health check (internal/langhost, shared with this module's other hosts). Left out:
-// GenerateProject (`pulumi convert`), Pack, RunPlugin (plugins written in Java), Link, debugging
-// (mvnDebug) and tracing.
+// RunPlugin (plugins written in Java), Link, debugging (mvnDebug) and tracing; the program
+// generator writes a subset of PCL (programgen.go; docs/conformance.md shows which tests it fails).
 package main
 
 import (
@@ -41,6 +43,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -102,9 +105,9 @@ func mavenExecutor(dir, use string) (*executor, error) {
 		buildArgs: []string{"--no-transfer-progress", "compile"},
 		runArgs:   []string{"--no-transfer-progress", "compile", "exec:java"},
 		pluginArgs: []string{
-			// Maven's own output to stderr: stdout carries the JSON of the plugins.
+			// Maven's own output to stderr, and quiet: stdout carries the JSON of the plugins.
 			"-Dorg.slf4j.simpleLogger.logFile=System.err",
-			"--no-transfer-progress", "compile", "exec:java",
+			"--batch-mode", "--quiet", "--no-transfer-progress", "compile", "exec:java",
 			"-DmainClass=com.pulumi.bootstrap.internal.Main",
 			"-DmainArgs=packages",
 		},
@@ -262,6 +265,9 @@ func (h *host) programEnv(req *pulumirpc.RunRequest) ([]string, error) {
 	return env, nil
 }
 
+// ansiEscape is a terminal colour sequence.
+var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
 // GetRequiredPackages names the provider plugins of the program's dependencies, from the Java
 // SDK's own scan of the classpath. As in the real host, a failure means "none".
 func (h *host) GetRequiredPackages(
@@ -280,7 +286,10 @@ func (h *host) GetRequiredPackages(
 		return none, nil
 	}
 	var found []plugin.PulumiPluginJSON
-	if err := json.Unmarshal(stdout.Bytes(), &found); err != nil {
+	// The first JSON value, without the colour resets Maven 3.8 writes around the program's output
+	// even with --batch-mode: whatever a build tool writes after it is not the SDK's.
+	text := ansiEscape.ReplaceAll(stdout.Bytes(), nil)
+	if err := json.NewDecoder(bytes.NewReader(text)).Decode(&found); err != nil {
 		return none, nil
 	}
 	var packages []*pulumirpc.PackageDependency
