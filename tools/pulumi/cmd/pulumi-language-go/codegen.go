@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/blang/semver"
+	"github.com/hashicorp/hcl/v2"
 	"github.com/pulumi-chatbot/tools/pulumi/internal/langhost"
 	codegen "github.com/pulumi/pulumi/pkg/v3/codegen/go"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/pcl"
@@ -49,8 +50,8 @@ func (h *host) GenerateProgram(
 func (h *host) GenerateProject(
 	_ context.Context, req *pulumirpc.GenerateProjectRequest,
 ) (*pulumirpc.GenerateProjectResponse, error) {
-	return langhost.GenerateProject(req, func(program *pcl.Program, project workspace.Project) error {
-		return codegen.GenerateProject(req.GetTargetDirectory(), project, program, req.GetLocalDependencies())
+	return langhost.GenerateProject(req, func(program *pcl.Program, project workspace.Project) (hcl.Diagnostics, error) {
+		return nil, codegen.GenerateProject(req.GetTargetDirectory(), project, program, req.GetLocalDependencies())
 	})
 }
 

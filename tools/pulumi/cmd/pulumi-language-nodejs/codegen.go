@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/pulumi-chatbot/tools/pulumi/internal/langhost"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/pcl"
@@ -36,7 +37,7 @@ func (h *host) GeneratePackage(
 func (h *host) GenerateProject(
 	_ context.Context, req *pulumirpc.GenerateProjectRequest,
 ) (*pulumirpc.GenerateProjectResponse, error) {
-	return langhost.GenerateProject(req, func(program *pcl.Program, project workspace.Project) error {
-		return nodejs.GenerateProject(req.GetTargetDirectory(), project, program, req.GetLocalDependencies(), false, "nodejs")
+	return langhost.GenerateProject(req, func(program *pcl.Program, project workspace.Project) (hcl.Diagnostics, error) {
+		return nil, nodejs.GenerateProject(req.GetTargetDirectory(), project, program, req.GetLocalDependencies(), false, "nodejs")
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/pulumi-chatbot/tools/pulumi/internal/langhost"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/pcl"
 	codegen "github.com/pulumi/pulumi/pkg/v3/codegen/python"
@@ -40,8 +41,8 @@ func (h *host) GenerateProgram(
 func (h *host) GenerateProject(
 	_ context.Context, req *pulumirpc.GenerateProjectRequest,
 ) (*pulumirpc.GenerateProjectResponse, error) {
-	return langhost.GenerateProject(req, func(program *pcl.Program, project workspace.Project) error {
-		return codegen.GenerateProject(req.GetTargetDirectory(), project, program, req.GetLocalDependencies(), "", "")
+	return langhost.GenerateProject(req, func(program *pcl.Program, project workspace.Project) (hcl.Diagnostics, error) {
+		return nil, codegen.GenerateProject(req.GetTargetDirectory(), project, program, req.GetLocalDependencies(), "", "")
 	})
 }
 

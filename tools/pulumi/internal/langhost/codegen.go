@@ -68,9 +68,10 @@ func GenerateProgram(
 }
 
 // GenerateProject binds a folder of PCL (`pulumi convert`) and has generate write the whole
-// project (Pulumi.yaml, the program, the language's dependency files) into req's target folder.
+// project (Pulumi.yaml, the program, the language's dependency files) into req's target folder;
+// generate's error diagnostics (what the language's generator cannot write) are the answer's.
 func GenerateProject(
-	req *pulumirpc.GenerateProjectRequest, generate func(*pcl.Program, workspace.Project) error,
+	req *pulumirpc.GenerateProjectRequest, generate func(*pcl.Program, workspace.Project) (hcl.Diagnostics, error),
 ) (*pulumirpc.GenerateProjectResponse, error) {
 	loader, err := schema.NewLoaderClient(req.GetLoaderTarget())
 	if err != nil {
@@ -94,9 +95,11 @@ func GenerateProject(
 	if err := json.Unmarshal([]byte(req.GetProject()), &project); err != nil {
 		return nil, err
 	}
-	if err := generate(program, project); err != nil {
+	generated, err := generate(program, project)
+	if err != nil {
 		return nil, err
 	}
+	diagnostics = append(diagnostics, plugin.HclDiagnosticsToRPCDiagnostics(generated)...)
 	return &pulumirpc.GenerateProjectResponse{Diagnostics: diagnostics}, nil
 }
 
