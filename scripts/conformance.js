@@ -33,7 +33,7 @@ const toolsDir = path.join(root, "tools", "pulumi");
 const REAL_SOURCE = "pulumi/pulumi at 1b5949891b (2026-08-21, after v3.259.0), the newest copy reachable here";
 
 /** The core SDK the Java host's programs get (com.pulumi:pulumi, Maven Central), as its generators write it. */
-const JAVA_SDK_VERSION = "1.16.2";
+const JAVA_SDK_VERSION = "1.36.1";
 
 /** Tests of v3.274.1 that the copy of pulumi/pulumi read does not have yet: what the real hosts do
  *  with them is not known here. */

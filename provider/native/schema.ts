@@ -44,7 +44,7 @@ export const GO_IMPORT_BASE_PATH = `${GO_MODULE}/go/chatbot`;
 /** The Java SDK's base package (docs/java.md), and the version of Pulumi's Java SDK
  *  (com.pulumi:pulumi, Maven Central) it is built and tested on. */
 export const JAVA_BASE_PACKAGE = "com.pulumichatbot";
-export const JAVA_SDK_VERSION = "1.16.2";
+export const JAVA_SDK_VERSION = "1.36.1";
 
 /** The token of a resource or type of this package: `chatbot:index:WebhookConnection`. */
 export const token = (name: string) => `${PACKAGE}:index:${name}`;

@@ -45,7 +45,7 @@ type javaPackageInfo struct {
 }
 
 // defaultPulumiVersion is the com.pulumi:pulumi dependency when language.java names none.
-const defaultPulumiVersion = "1.16.2"
+const defaultPulumiVersion = "1.36.1"
 
 // generateSDK returns the Java SDK of pkg: its files, by path relative to the output folder.
 func generateSDK(pkg *schema.Package) (map[string][]byte, error) {

@@ -227,7 +227,7 @@ func TestSDKPluginAndVersion(t *testing.T) {
 	pom := file(t, files, "pom.xml")
 	for _, want := range []string{
 		"<groupId>com.pulumichatbot</groupId>\n    <artifactId>chatbot</artifactId>\n    <version>0.2.0</version>",
-		"<groupId>com.pulumi</groupId>\n            <artifactId>pulumi</artifactId>\n            <version>1.16.2</version>",
+		"<groupId>com.pulumi</groupId>\n            <artifactId>pulumi</artifactId>\n            <version>1.36.1</version>",
 		"<maven.compiler.release>11</maven.compiler.release>",
 		"<project.build.outputTimestamp>1980-01-01T00:00:02Z</project.build.outputTimestamp>",
 		"<goal>jar-no-fork</goal>",
