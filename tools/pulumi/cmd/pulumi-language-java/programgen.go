@@ -10,8 +10,11 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"math/big"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/hcl2/model"
@@ -30,7 +33,7 @@ func generateProgram(program *pcl.Program) (map[string][]byte, hcl.Diagnostics, 
 		names: map[pcl.Node]string{},
 	}
 	// Java names for the program's variables, first, so that references print them.
-	taken := map[string]bool{"ctx": true, "args": true}
+	taken := map[string]bool{"ctx": true, "args": true, "config": true}
 	for _, n := range program.Nodes {
 		name := ident(n.Name())
 		for taken[name] {
@@ -40,8 +43,11 @@ func generateProgram(program *pcl.Program) (map[string][]byte, hcl.Diagnostics, 
 		p.names[n] = name
 	}
 	var body strings.Builder
-	for _, n := range program.Nodes {
+	// Dependencies first: PCL may name a variable before it declares it, Java may not.
+	for _, n := range pcl.Linearize(program) {
 		switch n := n.(type) {
+		case *pcl.ConfigVariable:
+			body.WriteString(p.config(n))
 		case *pcl.Resource:
 			body.WriteString(p.resource(n))
 		case *pcl.LocalVariable:
@@ -78,10 +84,11 @@ func generateProgram(program *pcl.Program) (map[string][]byte, hcl.Diagnostics, 
 }
 
 type progGen struct {
-	f     *javaFile
-	sdks  map[string]*sdkGen
-	names map[pcl.Node]string
-	diags hcl.Diagnostics
+	f          *javaFile
+	configRead bool // `final var config = ctx.config();` is printed
+	sdks       map[string]*sdkGen
+	names      map[pcl.Node]string
+	diags      hcl.Diagnostics
 }
 
 func (p *progGen) fail(rng *hcl.Range, summary string) {
@@ -294,9 +301,11 @@ func (p *progGen) literal(e *model.LiteralValueExpression, dest schema.Type) str
 		case schema.NumberType:
 			return floatLiteral(bf)
 		}
+		// An int where nothing says otherwise, unless Java's int cannot hold it (a double then).
 		if isInt && dest == nil {
-			i, _ := bf.Int(nil)
-			return i.String()
+			if i, acc := bf.Int64(); acc == big.Exact && i >= math.MinInt32 && i <= math.MaxInt32 {
+				return strconv.FormatInt(i, 10)
+			}
 		}
 		return floatLiteral(bf)
 	}
@@ -402,9 +411,9 @@ func (p *progGen) traversal(e *model.ScopeTraversalExpression, outputOK bool) st
 		p.fail(exprRange(e), fmt.Sprintf("reference %s.%s: a nested property is not supported by the Java program generator",
 			e.RootName, strings.Join(attrs, ".")))
 		return ""
-	case *pcl.LocalVariable:
+	case *pcl.LocalVariable, *pcl.ConfigVariable:
 		if len(attrs) == 0 {
-			return p.names[root]
+			return p.names[root.(pcl.Node)]
 		}
 	}
 	p.fail(exprRange(e), fmt.Sprintf("reference %s is not supported by the Java program generator", e.RootName))
@@ -439,23 +448,40 @@ func (p *progGen) options(r *pcl.Resource) string {
 	set("protect", o.Protect)
 	set("retainOnDelete", o.RetainOnDelete)
 	set("deleteBeforeReplace", o.DeleteBeforeReplace)
-	set("deletedWith", o.DeletedWith)
 	set("version", o.Version)
 	set("pluginDownloadURL", o.PluginDownloadURL)
-	set("ignoreChanges", o.IgnoreChanges)
 	set("importId", o.ImportID)
+	// Lists of property paths, as the varargs of their setters.
+	for _, paths := range []struct {
+		name string
+		e    model.Expression
+	}{
+		{"ignoreChanges", o.IgnoreChanges}, {"replaceOnChanges", o.ReplaceOnChanges},
+		{"hideDiffs", o.HideDiffs}, {"additionalSecretOutputs", o.AdditionalSecretOutputs},
+	} {
+		if paths.e != nil {
+			setters = append(setters, fmt.Sprintf("                .%s(%s)", paths.name, p.propertyPaths(r, paths.name, paths.e)))
+		}
+	}
+	if o.CustomTimeouts != nil {
+		setters = append(setters, fmt.Sprintf("                .customTimeouts(%s)", p.customTimeouts(r, o.CustomTimeouts)))
+	}
 	unsupported := []struct {
 		name string
 		e    model.Expression
 	}{
-		{"aliases", o.Aliases}, {"range", o.Range}, {"providers", o.Providers}, {"hideDiffs", o.HideDiffs},
-		{"replaceOnChanges", o.ReplaceOnChanges}, {"additionalSecretOutputs", o.AdditionalSecretOutputs},
-		{"customTimeouts", o.CustomTimeouts}, {"replaceWith", o.ReplaceWith}, {"replacementTrigger", o.ReplacementTrigger},
+		{"aliases", o.Aliases}, {"range", o.Range}, {"providers", o.Providers},
+		{"replaceWith", o.ReplaceWith}, {"replacementTrigger", o.ReplacementTrigger},
 	}
 	for _, u := range unsupported {
 		if u.e != nil {
 			p.fail(exprRange(u.e), fmt.Sprintf("resource %s: the option %s is not supported by the Java program generator", r.Name(), u.name))
 		}
+	}
+	// The Java SDK this generator writes for (com.pulumi:pulumi defaultPulumiVersion) has no such option.
+	if o.DeletedWith != nil {
+		p.fail(exprRange(o.DeletedWith), fmt.Sprintf("resource %s: the option deletedWith is not in the Java SDK "+
+			"(com.pulumi:pulumi %s's CustomResourceOptions has none)", r.Name(), defaultPulumiVersion))
 	}
 	if len(setters) == 0 {
 		return ""
@@ -467,4 +493,140 @@ func (p *progGen) options(r *pcl.Resource) string {
 func resourceToken(r *pcl.Resource) string {
 	tok, _ := r.GetToken()
 	return tok
+}
+
+// config prints a config variable as the Java SDK reads it (com.pulumi.Config): require* when it
+// must be set, get*(...).orElse(default) when it has a default or may be absent, the *Secret forms
+// (an Output) for a secret one.
+func (p *progGen) config(c *pcl.ConfigVariable) string {
+	var b strings.Builder
+	if !p.configRead {
+		p.configRead = true
+		b.WriteString("        final var config = ctx.config();\n")
+	}
+	name := javaString(c.LogicalName())
+	var kind string
+	var typ schema.Type
+	switch model.ResolveOutputs(c.Type()) {
+	case model.StringType:
+		kind, typ = "", schema.StringType
+	case model.IntType:
+		kind, typ = "Integer", schema.IntType
+	case model.BoolType:
+		kind, typ = "Boolean", schema.BoolType
+	case model.NumberType:
+		kind, typ = "Double", schema.NumberType
+		if c.Secret {
+			kind = "Object" // no getSecretDouble: the JSON reader's Double
+		}
+	default:
+		p.fail(nodeRange(c), fmt.Sprintf("config %s: a value of type %s is not supported by the Java program generator",
+			c.LogicalName(), c.Type()))
+		return ""
+	}
+	args := name
+	if kind == "Object" {
+		args += ", Double.class"
+	}
+	secret := ""
+	if c.Secret {
+		secret = "Secret"
+	}
+	var value string
+	switch {
+	case c.DefaultValue == nil && !c.Nullable:
+		value = fmt.Sprintf("config.require%s%s(%s)", secret, kind, args)
+	default:
+		orElse := "null"
+		if c.DefaultValue != nil {
+			orElse = p.expr(c.DefaultValue, typ, false)
+		}
+		getter := "get" + secret + kind
+		if kind == "" && c.Secret {
+			getter = "getSecret"
+		}
+		if c.Secret {
+			value = fmt.Sprintf("config.%s(%s).applyValue(v -> v.orElse(%s))", getter, args, orElse)
+		} else {
+			value = fmt.Sprintf("config.%s(%s).orElse(%s)", getter, args, orElse)
+		}
+	}
+	fmt.Fprintf(&b, "        final var %s = %s;\n", p.names[c], value)
+	return b.String()
+}
+
+// propertyPaths prints a list of property paths (ignoreChanges = [tags["env"], value]) as the
+// strings the engine takes: "tags[\"env\"]", "value".
+func (p *progGen) propertyPaths(r *pcl.Resource, option string, e model.Expression) string {
+	tuple, ok := stripConvert(e).(*model.TupleConsExpression)
+	if !ok {
+		p.fail(exprRange(e), fmt.Sprintf("resource %s: %s that is not a list is not supported by the Java program generator", r.Name(), option))
+		return ""
+	}
+	paths := make([]string, len(tuple.Expressions))
+	for i, x := range tuple.Expressions {
+		switch x := stripConvert(x).(type) {
+		case *model.LiteralValueExpression, *model.TemplateExpression:
+			if text, ok := literalKey(x); ok {
+				paths[i] = javaString(text)
+				continue
+			}
+		case *model.ScopeTraversalExpression:
+			var path strings.Builder
+			path.WriteString(x.RootName)
+			for _, t := range x.Traversal[1:] {
+				switch t := t.(type) {
+				case hcl.TraverseAttr:
+					path.WriteString("." + t.Name)
+				case hcl.TraverseIndex:
+					if t.Key.Type() == cty.String {
+						path.WriteString("[" + strconv.Quote(t.Key.AsString()) + "]")
+					} else {
+						path.WriteString("[" + t.Key.AsBigFloat().Text('f', -1) + "]")
+					}
+				}
+			}
+			paths[i] = javaString(path.String())
+			continue
+		}
+		p.fail(exprRange(x), fmt.Sprintf("resource %s: an entry of %s that is not a property path is not supported by the Java program generator", r.Name(), option))
+	}
+	return strings.Join(paths, ", ")
+}
+
+// customTimeouts prints CustomTimeouts.builder() of PCL's {create = "5m", ...}: Go duration strings,
+// a literal one converted here, another at run time (as ISO-8601, "PT" + "5M"). The Java SDK has
+// no read timeout, so read is left out.
+func (p *progGen) customTimeouts(r *pcl.Resource, e model.Expression) string {
+	obj, ok := stripConvert(e).(*model.ObjectConsExpression)
+	if !ok {
+		p.fail(exprRange(e), fmt.Sprintf("resource %s: customTimeouts that is not an object is not supported by the Java program generator", r.Name()))
+		return ""
+	}
+	duration := p.f.ref("java.time.Duration")
+	var b strings.Builder
+	b.WriteString(p.f.ref("com.pulumi.resources.CustomTimeouts") + ".builder()")
+	for _, item := range obj.Items {
+		key, ok := literalKey(item.Key)
+		if !ok || (key != "create" && key != "update" && key != "delete" && key != "read") {
+			p.fail(exprRange(item.Key), fmt.Sprintf("resource %s: customTimeouts takes create, update, delete and read", r.Name()))
+			continue
+		}
+		if key == "read" {
+			continue
+		}
+		var value string
+		if text, ok := literalKey(stripConvert(item.Value)); ok {
+			d, err := time.ParseDuration(text)
+			if err != nil {
+				p.fail(exprRange(item.Value), fmt.Sprintf("resource %s: customTimeouts.%s: %v", r.Name(), key, err))
+				continue
+			}
+			value = fmt.Sprintf("%s.ofMillis(%d)", duration, d.Milliseconds())
+		} else {
+			value = fmt.Sprintf("%s.parse(\"PT\" + %s.toUpperCase())", duration, p.exprIn(nil, item.Value, schema.StringType, false, ""))
+		}
+		fmt.Fprintf(&b, ".%s(%s)", key, value)
+	}
+	return b.String() + ".build()"
 }
