@@ -72,8 +72,8 @@ func generateProgram(program *pcl.Program) (map[string][]byte, hcl.Diagnostics, 
 
     public static void stack(Context ctx) {
 %s    }
-}
-`, body.String())
+%s}
+`, body.String(), p.helpers)
 	// Reuse the SDK generator's file layout, then take the file back out of its folder.
 	g := &sdkGen{files: map[string][]byte{}}
 	g.add(f)
@@ -85,7 +85,8 @@ func generateProgram(program *pcl.Program) (map[string][]byte, hcl.Diagnostics, 
 
 type progGen struct {
 	f          *javaFile
-	configRead bool // `final var config = ctx.config();` is printed
+	configRead bool   // `final var config = ctx.config();` is printed
+	helpers    string // static methods the program's code calls (goDuration)
 	sdks       map[string]*sdkGen
 	names      map[pcl.Node]string
 	diags      hcl.Diagnostics
@@ -260,12 +261,21 @@ func (p *progGen) exprIn(g *sdkGen, e model.Expression, dest schema.Type, output
 				return p.literal(lit, dest)
 			}
 		}
-		p.fail(exprRange(e), "string interpolation is not supported by the Java program generator")
-		return ""
+		return p.template(g, e, indent)
+	case *model.BinaryOpExpression:
+		return p.binaryOp(g, e, indent)
+	case *model.UnaryOpExpression:
+		return p.unaryOp(g, e, indent)
 	case *model.TupleConsExpression:
 		elems := make([]string, len(e.Expressions))
 		for i, x := range e.Expressions {
 			elems[i] = p.exprIn(g, x, elementType(dest), false, indent)
+		}
+		for _, x := range e.Expressions {
+			if lit, ok := x.(*model.LiteralValueExpression); ok && lit.Value.IsNull() {
+				// List.of refuses null elements.
+				return fmt.Sprintf("%s.asList(%s)", p.f.ref("java.util.Arrays"), strings.Join(elems, ", "))
+			}
 		}
 		return fmt.Sprintf("%s.of(%s)", p.f.ref("java.util.List"), strings.Join(elems, ", "))
 	case *model.ObjectConsExpression:
@@ -434,16 +444,27 @@ func (p *progGen) options(r *pcl.Resource) string {
 	}
 	set("parent", o.Parent)
 	set("provider", o.Provider)
-	if o.DependsOn != nil {
-		if tuple, ok := stripConvert(o.DependsOn).(*model.TupleConsExpression); ok {
+	// Lists of resources, as the varargs of their setters.
+	for _, list := range []struct {
+		name string
+		e    model.Expression
+	}{{"dependsOn", o.DependsOn}, {"replaceWith", o.ReplaceWith}} {
+		if list.e == nil {
+			continue
+		}
+		if tuple, ok := stripConvert(list.e).(*model.TupleConsExpression); ok {
 			deps := make([]string, len(tuple.Expressions))
 			for i, d := range tuple.Expressions {
 				deps[i] = p.exprIn(nil, d, nil, false, "")
 			}
-			setters = append(setters, fmt.Sprintf("                .dependsOn(%s)", strings.Join(deps, ", ")))
+			setters = append(setters, fmt.Sprintf("                .%s(%s)", list.name, strings.Join(deps, ", ")))
 		} else {
-			set("dependsOn", o.DependsOn)
+			set(list.name, list.e)
 		}
+	}
+	if o.ReplacementTrigger != nil {
+		setters = append(setters, fmt.Sprintf("                .replacementTrigger(%s.of(%s))",
+			p.f.ref("com.pulumi.core.Output"), p.exprIn(nil, o.ReplacementTrigger, nil, false, "                ")))
 	}
 	set("protect", o.Protect)
 	set("retainOnDelete", o.RetainOnDelete)
@@ -471,7 +492,6 @@ func (p *progGen) options(r *pcl.Resource) string {
 		e    model.Expression
 	}{
 		{"aliases", o.Aliases}, {"range", o.Range}, {"providers", o.Providers},
-		{"replaceWith", o.ReplaceWith}, {"replacementTrigger", o.ReplacementTrigger},
 	}
 	for _, u := range unsupported {
 		if u.e != nil {
@@ -595,8 +615,7 @@ func (p *progGen) propertyPaths(r *pcl.Resource, option string, e model.Expressi
 }
 
 // customTimeouts prints CustomTimeouts.builder() of PCL's {create = "5m", ...}: Go duration strings,
-// a literal one converted here, another at run time (as ISO-8601, "PT" + "5M"). The Java SDK has
-// no read timeout, so read is left out.
+// a literal one converted here, another at run time (goDurationHelper).
 func (p *progGen) customTimeouts(r *pcl.Resource, e model.Expression) string {
 	obj, ok := stripConvert(e).(*model.ObjectConsExpression)
 	if !ok {
@@ -612,9 +631,6 @@ func (p *progGen) customTimeouts(r *pcl.Resource, e model.Expression) string {
 			p.fail(exprRange(item.Key), fmt.Sprintf("resource %s: customTimeouts takes create, update, delete and read", r.Name()))
 			continue
 		}
-		if key == "read" {
-			continue
-		}
 		var value string
 		if text, ok := literalKey(stripConvert(item.Value)); ok {
 			d, err := time.ParseDuration(text)
@@ -624,9 +640,29 @@ func (p *progGen) customTimeouts(r *pcl.Resource, e model.Expression) string {
 			}
 			value = fmt.Sprintf("%s.ofMillis(%d)", duration, d.Milliseconds())
 		} else {
-			value = fmt.Sprintf("%s.parse(\"PT\" + %s.toUpperCase())", duration, p.exprIn(nil, item.Value, schema.StringType, false, ""))
+			p.helpers = goDurationHelper
+			value = fmt.Sprintf("goDuration(%s)", p.exprIn(nil, item.Value, schema.StringType, false, ""))
 		}
 		fmt.Fprintf(&b, ".%s(%s)", key, value)
 	}
 	return b.String() + ".build()"
 }
+
+// goDurationHelper reads a Go duration ("1h", ".2m", "1m30s") at run time, as the engine's
+// customTimeouts are written in PCL; java.time.Duration.parse takes ISO-8601 only.
+const goDurationHelper = `
+    private static java.time.Duration goDuration(String text) {
+        var units = java.util.Map.of("h", 3600e9, "m", 60e9, "s", 1e9, "ms", 1e6, "us", 1e3, "µs", 1e3, "ns", 1.0);
+        var part = java.util.regex.Pattern.compile("([0-9]*\\.?[0-9]+)(h|ms|m|s|us|µs|ns)").matcher(text);
+        double nanos = 0;
+        int end = 0;
+        while (part.find() && part.start() == end) {
+            nanos += Double.parseDouble(part.group(1)) * units.get(part.group(2));
+            end = part.end();
+        }
+        if (end == 0 || end != text.length()) {
+            throw new IllegalArgumentException("not a duration (such as 5m or 1h30m): " + text);
+        }
+        return java.time.Duration.ofNanos(Math.round(nanos));
+    }
+`

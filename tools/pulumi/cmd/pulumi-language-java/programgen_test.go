@@ -137,10 +137,15 @@ func TestProgramImport(t *testing.T) {
 }
 
 func TestProgramUnsupported(t *testing.T) {
+	// Interpolating an output needs Output.format, which this generator does not print.
 	program := bindPCL(t, `
+resource first "chatbot:index:WebhookConnection" {
+    storyId = "0123456789abcdef01234567"
+    url = "https://example.com/hook"
+}
 resource hook "chatbot:index:WebhookConnection" {
     storyId = "0123456789abcdef01234567"
-    url = "https://example.com/${"x"}hook"
+    url = "https://example.com/${first.id}"
 }
 `)
 	files, diags, err := generateProgram(program)
@@ -148,9 +153,29 @@ resource hook "chatbot:index:WebhookConnection" {
 		t.Fatal(err)
 	}
 	if files != nil || !diags.HasErrors() {
-		t.Fatalf("an interpolated string gave code %v and diagnostics %v", files, diags)
+		t.Fatalf("an interpolated output gave code %v and diagnostics %v", files, diags)
 	}
-	if d := diags[0]; d.Severity != hcl.DiagError || !strings.Contains(d.Summary, "string interpolation") {
+	if d := diags[0]; d.Severity != hcl.DiagError || !strings.Contains(d.Summary, "interpolation on an output") {
 		t.Errorf("diagnostic %v does not name the interpolation", d)
+	}
+}
+
+func TestProgramPlainInterpolation(t *testing.T) {
+	program := bindPCL(t, `
+config "host" "string" {}
+resource hook "chatbot:index:WebhookConnection" {
+    storyId = "0123456789abcdef01234567"
+    url = "https://${host}/hook"
+}
+`)
+	files, diags, err := generateProgram(program)
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	app := string(files["App.java"])
+	for _, want := range []string{`final var host = config.require("host");`, `.url(("https://" + host + "/hook"))`} {
+		if !strings.Contains(app, want) {
+			t.Errorf("App.java lacks %s:\n%s", want, app)
+		}
 	}
 }
