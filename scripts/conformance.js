@@ -276,6 +276,28 @@ const HOSTS = {
             "pulumi/pulumi-java at 000d6303e2, the newest copy reachable here (its expected failures name pulumi 3.232 and 3.234 as the versions they date from)",
         configuration:
             "The real test packs pulumi-java's own core SDK (sdk/java, built with Gradle) and runs the suite with Maven (`use-executor: mvn`). This host builds with Maven only and its programs get the published core SDK, com.pulumi:pulumi from Maven Central, as a user's do; the test providers' SDKs are this host's (sdkgen.go), packed into a Maven repository in the run's folder.",
+        // Maven keeps what it resolves from the SDKs' repositories (the packed test providers) in
+        // its local repository and never reads a release again, so a run reads its own copy of
+        // ~/.m2/repository without the artifacts an earlier run resolved from such a repository.
+        env(tmp) {
+            const local = path.join(tmp, "m2");
+            const home = path.join(os.homedir(), ".m2", "repository");
+            const packed = (dir) => {
+                const marks = path.join(dir, "_remote.repositories");
+                if (!fs.existsSync(marks)) return false;
+                const lines = fs
+                    .readFileSync(marks, "utf8")
+                    .split("\n")
+                    .filter((l) => l && !l.startsWith("#"));
+                return lines.length > 0 && lines.every((l) => />local-[0-9a-f]+=$/.test(l));
+            };
+            if (fs.existsSync(home))
+                fs.cpSync(home, local, {
+                    recursive: true,
+                    filter: (src) => !fs.statSync(src).isDirectory() || !packed(src),
+                });
+            return { MAVEN_OPTS: `${process.env.MAVEN_OPTS ?? ""} -Dmaven.repo.local=${local}`.trim() };
+        },
         // No core SDK to pack: the generated pom.xml names com.pulumi:pulumi of Maven Central.
         coreSdk() {
             return { dir: "", version: JAVA_SDK_VERSION };
@@ -468,6 +490,7 @@ async function runHost(host, binDir, driver, args, tests) {
         PULUMI_SKIP_UPDATE_CHECK: "true",
         PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
         PULUMI_CONFIG_PASSPHRASE: "conformance",
+        ...HOSTS[host].env?.(tmp),
     };
     const started = Date.now();
     const results = [];

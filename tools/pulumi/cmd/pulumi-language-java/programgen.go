@@ -273,7 +273,10 @@ func (p *progGen) exprIn(g *sdkGen, e model.Expression, dest schema.Type, output
 		}
 		for _, x := range e.Expressions {
 			if lit, ok := x.(*model.LiteralValueExpression); ok && lit.Value.IsNull() {
-				// List.of refuses null elements.
+				// List.of refuses null elements; Arrays.asList takes a lone null for its array.
+				if len(elems) == 1 {
+					return fmt.Sprintf("%s.singletonList(%s)", p.f.ref("java.util.Collections"), elems[0])
+				}
 				return fmt.Sprintf("%s.asList(%s)", p.f.ref("java.util.Arrays"), strings.Join(elems, ", "))
 			}
 		}

@@ -179,8 +179,9 @@ func programPom(name string, deps []mavenDependency) string {
 		sort.Strings(sorted)
 		w("\n    <repositories>\n")
 		for _, r := range sorted {
-			// An id of the folder's own: Maven takes an artifact it cached from another repository
-			// id as missing, so an SDK packed again (another run, another folder) is read anew.
+			// An id of the folder's own, so that two folders never pass for one repository. Maven
+			// reads a release once into its local repository: an SDK packed again under the same
+			// version is not read again (scripts/conformance.js gives each run its own).
 			sum := sha256.Sum256([]byte(r))
 			w("        <repository>\n            <id>local-%s</id>\n            <url>file://%s</url>\n        </repository>\n",
 				hex.EncodeToString(sum[:6]), xmlText(filepath.ToSlash(r)))

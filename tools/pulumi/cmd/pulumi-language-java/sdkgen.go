@@ -871,6 +871,16 @@ func (g *sdkGen) genResource(r *schema.Resource, class, argsClass, stateClass st
 		f.printf("            .aliases(%s.of(\n                %s\n            ))\n",
 			f.ref("java.util.List"), strings.Join(aliases, ",\n                "))
 	}
+	// Properties the schema marks replaceOnChanges: the SDK asks for them, as Pulumi's SDKs do.
+	if changes, errs := r.ReplaceOnChanges(); len(errs) == 0 && len(changes) > 0 {
+		paths := schema.PropertyListJoinToString(changes, func(name string) string { return name })
+		quoted := make([]string, len(paths))
+		for i, p := range paths {
+			quoted[i] = javaString(p)
+		}
+		f.printf("            .replaceOnChanges(%s.of(\n                %s\n            ))\n",
+			f.ref("java.util.List"), strings.Join(quoted, ",\n                "))
+	}
 	if len(secrets) > 0 {
 		quoted := make([]string, len(secrets))
 		for i, s := range secrets {
