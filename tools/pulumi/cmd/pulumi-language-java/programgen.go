@@ -251,6 +251,9 @@ func (p *progGen) exprIn(g *sdkGen, e model.Expression, dest schema.Type, output
 			}
 			return fmt.Sprintf("%s.ofSecret(%s)", p.f.ref("com.pulumi.core.Output"), p.exprIn(g, e.Args[0], dest, false, indent))
 		}
+		if code, ok := p.builtin(g, e, indent); ok {
+			return code
+		}
 		p.fail(exprRange(e), fmt.Sprintf("function %s(...) is not supported by the Java program generator", e.Name))
 		return ""
 	case *model.LiteralValueExpression:
@@ -266,6 +269,12 @@ func (p *progGen) exprIn(g *sdkGen, e model.Expression, dest schema.Type, output
 		return p.binaryOp(g, e, indent)
 	case *model.UnaryOpExpression:
 		return p.unaryOp(g, e, indent)
+	case *model.ConditionalExpression:
+		if !p.plainOperand(e.Condition) || !p.plainOperand(e.TrueResult) || !p.plainOperand(e.FalseResult) {
+			return ""
+		}
+		return fmt.Sprintf("(%s ? %s : %s)", p.exprIn(g, e.Condition, nil, false, indent),
+			p.exprIn(g, e.TrueResult, dest, false, indent), p.exprIn(g, e.FalseResult, dest, false, indent))
 	case *model.TupleConsExpression:
 		elems := make([]string, len(e.Expressions))
 		for i, x := range e.Expressions {
@@ -301,7 +310,7 @@ func (p *progGen) literal(e *model.LiteralValueExpression, dest schema.Type) str
 		}
 		return "false"
 	case v.Type() == cty.String:
-		return javaString(v.AsString())
+		return longString(v.AsString())
 	case v.Type() == cty.Number:
 		bf := v.AsBigFloat()
 		isInt := bf.IsInt()
@@ -386,51 +395,6 @@ func literalKey(e model.Expression) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// traversal prints a reference: a resource (its variable), one of its outputs (x.prop()), a local.
-func (p *progGen) traversal(e *model.ScopeTraversalExpression, outputOK bool) string {
-	if len(e.Parts) == 0 {
-		p.fail(exprRange(e), "an unbound reference is not supported by the Java program generator")
-		return ""
-	}
-	var attrs []string
-	for _, t := range e.Traversal[1:] {
-		a, ok := t.(hcl.TraverseAttr)
-		if !ok {
-			p.fail(exprRange(e), fmt.Sprintf("reference %s: an index is not supported by the Java program generator", e.RootName))
-			return ""
-		}
-		attrs = append(attrs, a.Name)
-	}
-	switch root := e.Parts[0].(type) {
-	case *pcl.Resource:
-		name := p.names[root]
-		switch len(attrs) {
-		case 0:
-			return name
-		case 1:
-			if !outputOK {
-				p.fail(exprRange(e), fmt.Sprintf("reference %s.%s inside a list or map is not supported by the Java program generator",
-					e.RootName, attrs[0]))
-				return ""
-			}
-			method := resourceAccessor(attrs[0])
-			if attrs[0] == "id" || attrs[0] == "urn" {
-				method = attrs[0] // Resource's own id() and urn()
-			}
-			return name + "." + method + "()"
-		}
-		p.fail(exprRange(e), fmt.Sprintf("reference %s.%s: a nested property is not supported by the Java program generator",
-			e.RootName, strings.Join(attrs, ".")))
-		return ""
-	case *pcl.LocalVariable, *pcl.ConfigVariable:
-		if len(attrs) == 0 {
-			return p.names[root.(pcl.Node)]
-		}
-	}
-	p.fail(exprRange(e), fmt.Sprintf("reference %s is not supported by the Java program generator", e.RootName))
-	return ""
 }
 
 // options prints the resource options an import writes, or "" when there are none.

@@ -75,3 +75,53 @@ func (p *progGen) template(g *sdkGen, e *model.TemplateExpression, indent string
 	}
 	return "(" + strings.Join(parts, " + ") + ")"
 }
+
+// builtin prints PCL's functions that have a plain Java form, on plain values.
+func (p *progGen) builtin(g *sdkGen, e *model.FunctionCallExpression, indent string) (string, bool) {
+	arg := func(i int) string { return p.exprIn(g, e.Args[i], nil, false, indent) }
+	for _, a := range e.Args {
+		if !p.plainOperand(a) {
+			return "", true
+		}
+	}
+	switch {
+	case e.Name == "stack" && len(e.Args) == 0:
+		return "ctx.stackName()", true
+	case e.Name == "project" && len(e.Args) == 0:
+		return "ctx.projectName()", true
+	case e.Name == "organization" && len(e.Args) == 0:
+		return "ctx.organizationName()", true
+	case e.Name == "cwd" && len(e.Args) == 0:
+		return `System.getProperty("user.dir")`, true
+	case e.Name == "length" && len(e.Args) == 1:
+		if model.ResolveOutputs(e.Args[0].Type()) == model.StringType {
+			// Characters as a reader counts them (grapheme clusters: an emoji with its variation
+			// selector is one), as PCL's length does, not UTF-16 units.
+			return fmt.Sprintf("(int) %s.compile(\"\\\\X\").matcher(%s).results().count()",
+				p.f.ref("java.util.regex.Pattern"), arg(0)), true
+		}
+		return arg(0) + ".size()", true
+	case e.Name == "split" && len(e.Args) == 2:
+		// Every piece, the empty ones too, as PCL's split (Go's strings.Split) has them.
+		return fmt.Sprintf("%s.of(%s.split(%s.quote(%s), -1))", p.f.ref("java.util.List"), arg(1),
+			p.f.ref("java.util.regex.Pattern"), arg(0)), true
+	case e.Name == "join" && len(e.Args) == 2:
+		return fmt.Sprintf("String.join(%s, %s)", arg(0), arg(1)), true
+	}
+	return "", false
+}
+
+// longString prints a string literal; one longer than a class file's constant (65,535 bytes of
+// UTF-8) can hold is joined at run time from pieces that fit.
+func longString(s string) string {
+	const piece = 8192 // runes: at most 4 bytes each
+	runes := []rune(s)
+	if len(s) < 60000 {
+		return javaString(s)
+	}
+	var parts []string
+	for i := 0; i < len(runes); i += piece {
+		parts = append(parts, javaString(string(runes[i:min(i+piece, len(runes))])))
+	}
+	return `String.join("", ` + strings.Join(parts, ",\n            ") + ")"
+}

@@ -474,6 +474,10 @@ func (f *javaFile) ref(fqn string) string {
 		}
 		return fqn
 	}
+	// Code refers to these java.lang classes by their simple names without importing them.
+	if javaLang[simple] && pkg != "java.lang" {
+		return fqn
+	}
 	if have, ok := f.byName[simple]; ok {
 		if have == fqn {
 			return simple
@@ -485,6 +489,11 @@ func (f *javaFile) ref(fqn string) string {
 	}
 	f.byName[simple] = fqn
 	return simple
+}
+
+var javaLang = map[string]bool{
+	"String": true, "Object": true, "Integer": true, "Long": true, "Double": true, "Boolean": true,
+	"Math": true, "System": true, "Override": true, "Deprecated": true,
 }
 
 func (f *javaFile) takenByImport(simple string) bool {

@@ -1,0 +1,138 @@
+package main
+
+// References in the Java program generator: a resource (its variable), its outputs and what lies
+// inside them (res.data.items[0] as res.data().applyValue(v -> v.items().get(0))), config
+// variables and locals, and indexes into plain lists and maps.
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/hcl2/model"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/pcl"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
+	"github.com/zclconf/go-cty/cty"
+)
+
+func (p *progGen) traversal(e *model.ScopeTraversalExpression, outputOK bool) string {
+	if len(e.Parts) == 0 {
+		p.fail(exprRange(e), "an unbound reference is not supported by the Java program generator")
+		return ""
+	}
+	rest := e.Traversal[1:]
+	switch root := e.Parts[0].(type) {
+	case *pcl.Resource:
+		if len(rest) == 0 {
+			return p.names[root]
+		}
+		if !outputOK {
+			p.fail(exprRange(e), fmt.Sprintf("reference %s inside a list or map is not supported by the Java program generator", e.RootName))
+			return ""
+		}
+		return p.resourceOutput(e, root, rest)
+	case *pcl.LocalVariable, *pcl.ConfigVariable:
+		code := p.names[root.(pcl.Node)]
+		for _, t := range rest {
+			switch t := t.(type) {
+			case hcl.TraverseIndex:
+				code += ".get(" + indexKey(t.Key) + ")"
+			default:
+				p.fail(exprRange(e), fmt.Sprintf("reference %s: an attribute of a local is not supported by the Java program generator", e.RootName))
+				return ""
+			}
+		}
+		return code
+	}
+	p.fail(exprRange(e), fmt.Sprintf("reference %s is not supported by the Java program generator", e.RootName))
+	return ""
+}
+
+func indexKey(key cty.Value) string {
+	if key.Type() == cty.String {
+		return javaString(key.AsString())
+	}
+	return key.AsBigFloat().Text('f', -1)
+}
+
+// resourceOutput prints an output of a resource and the path into it. The SDK's getters give
+// Output<T> for a required property and Output<Optional<T>> for another; inside an output type, T
+// for a required one, a list or map as is, Optional<T> for another: an optional step maps, and an
+// absent value ends as null, as the value PCL means.
+func (p *progGen) resourceOutput(e *model.ScopeTraversalExpression, r *pcl.Resource, path hcl.Traversal) string {
+	first, ok := path[0].(hcl.TraverseAttr)
+	if !ok {
+		p.fail(exprRange(e), fmt.Sprintf("reference %s: an index of a resource is not supported by the Java program generator", e.RootName))
+		return ""
+	}
+	name := p.names[r]
+	if first.Name == "id" || first.Name == "urn" {
+		if len(path) > 1 {
+			p.fail(exprRange(e), fmt.Sprintf("reference %s.%s: a path into it is not supported by the Java program generator", e.RootName, first.Name))
+			return ""
+		}
+		return name + "." + first.Name + "()" // Resource's own id() and urn()
+	}
+	base := name + "." + resourceAccessor(first.Name) + "()"
+	var prop *schema.Property
+	if r.Schema != nil {
+		for _, candidate := range r.Schema.Properties {
+			if candidate.Name == first.Name {
+				prop = candidate
+			}
+		}
+	}
+	if prop == nil {
+		if len(path) > 1 {
+			p.fail(exprRange(e), fmt.Sprintf("reference %s.%s: a path into a property the schema does not type is not supported by the Java program generator", e.RootName, first.Name))
+			return ""
+		}
+		return base
+	}
+	optional := !prop.IsRequired()
+	current := plainType(prop.Type)
+	code := "v"
+	for _, t := range path[1:] {
+		var step string
+		stepOptional := false
+		switch t := t.(type) {
+		case hcl.TraverseAttr:
+			obj, ok := current.(*schema.ObjectType)
+			if !ok {
+				p.fail(exprRange(e), fmt.Sprintf("reference %s: .%s of a value that is not an object", e.RootName, t.Name))
+				return ""
+			}
+			q, _ := obj.Property(t.Name)
+			if q == nil {
+				p.fail(exprRange(e), fmt.Sprintf("reference %s: %s has no property %s", e.RootName, obj.Token, t.Name))
+				return ""
+			}
+			step = accessor(t.Name) + "()"
+			current = plainType(q.Type)
+			_, isList := current.(*schema.ArrayType)
+			_, isMap := current.(*schema.MapType)
+			stepOptional = !q.IsRequired() && !isList && !isMap
+		case hcl.TraverseIndex:
+			step = "get(" + indexKey(t.Key) + ")"
+			current = elementType(current)
+		default:
+			p.fail(exprRange(e), fmt.Sprintf("reference %s: a step %T is not supported by the Java program generator", e.RootName, t))
+			return ""
+		}
+		switch {
+		case optional && stepOptional:
+			code += ".flatMap(x -> x." + step + ")"
+		case optional:
+			code += ".map(x -> x." + step + ")"
+		default:
+			code += "." + step
+			optional = stepOptional
+		}
+	}
+	if optional {
+		code += ".orElse(null)"
+	}
+	if code == "v" {
+		return base
+	}
+	return base + ".applyValue(v -> " + code + ")"
+}
