@@ -85,8 +85,9 @@ func generateProgram(program *pcl.Program) (map[string][]byte, hcl.Diagnostics, 
 
 type progGen struct {
 	f          *javaFile
-	configRead bool   // `final var config = ctx.config();` is printed
-	helpers    string // static methods the program's code calls (goDuration)
+	configRead bool                        // `final var config = ctx.config();` is printed
+	helpers    string                      // static methods the program's code calls (goDuration)
+	lifted     map[model.Expression]string // outputs read as a lambda's plain parameters (lift)
 	sdks       map[string]*sdkGen
 	names      map[pcl.Node]string
 	diags      hcl.Diagnostics
@@ -236,6 +237,9 @@ func (p *progGen) expr(e model.Expression, dest schema.Type, outputOK bool) stri
 // exprIn prints e as a value of schema type dest (nil: unknown); outputOK says whether an Output is
 // accepted there (a builder's setter takes one, a list's or map's element does not).
 func (p *progGen) exprIn(g *sdkGen, e model.Expression, dest schema.Type, outputOK bool, indent string) string {
+	if code, ok := p.lift(g, e, dest, outputOK, indent); ok {
+		return code
+	}
 	switch e := e.(type) {
 	case *model.FunctionCallExpression:
 		switch e.Name {
@@ -280,14 +284,19 @@ func (p *progGen) exprIn(g *sdkGen, e model.Expression, dest schema.Type, output
 		for i, x := range e.Expressions {
 			elems[i] = p.exprIn(g, x, elementType(dest), false, indent)
 		}
+		// List.of refuses null elements: a null written, or an output's value (absent when
+		// optional), goes through Arrays.asList, which takes a lone null for its array.
+		mayBeNull := p.lifted != nil
 		for _, x := range e.Expressions {
 			if lit, ok := x.(*model.LiteralValueExpression); ok && lit.Value.IsNull() {
-				// List.of refuses null elements; Arrays.asList takes a lone null for its array.
-				if len(elems) == 1 {
-					return fmt.Sprintf("%s.singletonList(%s)", p.f.ref("java.util.Collections"), elems[0])
-				}
-				return fmt.Sprintf("%s.asList(%s)", p.f.ref("java.util.Arrays"), strings.Join(elems, ", "))
+				mayBeNull = true
 			}
+		}
+		switch {
+		case mayBeNull && len(elems) == 1:
+			return fmt.Sprintf("%s.singletonList(%s)", p.f.ref("java.util.Collections"), elems[0])
+		case mayBeNull:
+			return fmt.Sprintf("%s.asList(%s)", p.f.ref("java.util.Arrays"), strings.Join(elems, ", "))
 		}
 		return fmt.Sprintf("%s.of(%s)", p.f.ref("java.util.List"), strings.Join(elems, ", "))
 	case *model.ObjectConsExpression:
@@ -359,7 +368,11 @@ func (p *progGen) object(g *sdkGen, e *model.ObjectConsExpression, dest schema.T
 			}
 			attrs = append(attrs, &model.Attribute{Name: key, Value: item.Value})
 		}
-		return p.builder(g, g.objectClass(obj, true), obj.Properties, attrs, indent+"    ")
+		class := g.objectClass(obj, true)
+		if built := p.builder(g, class, obj.Properties, attrs, indent+"    "); built != "" {
+			return built
+		}
+		return p.f.ref(class) + ".builder().build()" // {}: an object with nothing set
 	}
 	// A map (or an object of no known type): Map.of takes up to ten pairs, Map.ofEntries any number.
 	mapClass := p.f.ref("java.util.Map")

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/hcl2/model"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/pcl"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 )
 
@@ -22,9 +24,10 @@ var javaOperators = map[*hclsyntax.Operation]string{
 	hclsyntax.OpNegate: "-", hclsyntax.OpLogicalNot: "!",
 }
 
-// plainOperand fails when e is an output: Java's operators take plain values.
+// plainOperand fails when e is an output: Java's operators take plain values (inside a lift,
+// the outputs read are the lambda's plain parameters).
 func (p *progGen) plainOperand(e model.Expression) bool {
-	if model.ContainsOutputs(e.Type()) {
+	if p.lifted == nil && model.ContainsOutputs(e.Type()) {
 		p.fail(exprRange(e), "an operator or interpolation on an output is not supported by the Java program generator")
 		return false
 	}
@@ -124,4 +127,67 @@ func longString(s string) string {
 		parts = append(parts, javaString(string(runes[i:min(i+piece, len(runes))])))
 	}
 	return `String.join("", ` + strings.Join(parts, ",\n            ") + ")"
+}
+
+// lift prints an operator, interpolation, conditional, function, list or map over outputs of resources as
+// an apply: the outputs it reads (res.value, res.data.items[0]) become a lambda's plain
+// parameters, one output with applyValue, several through Output.tuple. ok is false for what is
+// not such an expression, or is already inside a lift.
+func (p *progGen) lift(g *sdkGen, e model.Expression, dest schema.Type, outputOK bool, indent string) (string, bool) {
+	switch e := e.(type) {
+	case *model.BinaryOpExpression, *model.UnaryOpExpression, *model.TemplateExpression, *model.ConditionalExpression:
+	case *model.TupleConsExpression, *model.ObjectConsExpression:
+		// A list or map with outputs in it: Java's List.of and Map.of take plain values.
+	case *model.FunctionCallExpression:
+		if e.Name == pcl.IntrinsicConvert || e.Name == "secret" {
+			return "", false
+		}
+	default:
+		return "", false
+	}
+	if p.lifted != nil || !model.ContainsOutputs(e.Type()) {
+		return "", false
+	}
+	var reads []*model.ScopeTraversalExpression
+	_, _ = model.VisitExpression(e, model.IdentityVisitor, func(x model.Expression) (model.Expression, hcl.Diagnostics) {
+		if t, ok := x.(*model.ScopeTraversalExpression); ok && len(t.Parts) > 0 {
+			switch root := t.Parts[0].(type) {
+			case *pcl.Resource:
+				if len(t.Traversal) > 1 {
+					reads = append(reads, t)
+				}
+			case *pcl.LocalVariable:
+				if model.ContainsOutputs(root.Type()) {
+					reads = append(reads, t)
+				}
+			}
+		}
+		return x, nil
+	})
+	if len(reads) == 0 || len(reads) > 8 {
+		return "", false
+	}
+	if !outputOK {
+		p.fail(exprRange(e), "an expression over outputs inside a list or map is not supported by the Java program generator")
+		return "", true
+	}
+	args := make([]string, len(reads))
+	for i, r := range reads {
+		args[i] = p.traversal(r, true)
+	}
+	p.lifted = map[model.Expression]string{}
+	for i, r := range reads {
+		p.lifted[r] = fmt.Sprintf("_v%d", i)
+	}
+	body := p.exprIn(g, e, dest, false, indent)
+	p.lifted = nil
+	if len(reads) == 1 {
+		return fmt.Sprintf("%s.applyValue(_v0 -> %s)", args[0], body), true
+	}
+	var unpack strings.Builder
+	for i := range reads {
+		fmt.Fprintf(&unpack, "var _v%d = _t.t%d; ", i, i+1)
+	}
+	return fmt.Sprintf("%s.tuple(%s).applyValue(_t -> { %sreturn %s; })",
+		p.f.ref("com.pulumi.core.Output"), strings.Join(args, ", "), unpack.String(), body), true
 }

@@ -137,15 +137,10 @@ func TestProgramImport(t *testing.T) {
 }
 
 func TestProgramUnsupported(t *testing.T) {
-	// Interpolating an output needs Output.format, which this generator does not print.
 	program := bindPCL(t, `
-resource first "chatbot:index:WebhookConnection" {
-    storyId = "0123456789abcdef01234567"
-    url = "https://example.com/hook"
-}
 resource hook "chatbot:index:WebhookConnection" {
     storyId = "0123456789abcdef01234567"
-    url = "https://example.com/${first.id}"
+    url = readFile("url.txt")
 }
 `)
 	files, diags, err := generateProgram(program)
@@ -153,10 +148,33 @@ resource hook "chatbot:index:WebhookConnection" {
 		t.Fatal(err)
 	}
 	if files != nil || !diags.HasErrors() {
-		t.Fatalf("an interpolated output gave code %v and diagnostics %v", files, diags)
+		t.Fatalf("readFile gave code %v and diagnostics %v", files, diags)
 	}
-	if d := diags[0]; d.Severity != hcl.DiagError || !strings.Contains(d.Summary, "interpolation on an output") {
-		t.Errorf("diagnostic %v does not name the interpolation", d)
+	if d := diags[0]; d.Severity != hcl.DiagError || !strings.Contains(d.Summary, "function readFile(...) is not supported") {
+		t.Errorf("diagnostic %v does not name the function", d)
+	}
+}
+
+func TestProgramOutputInterpolation(t *testing.T) {
+	// An interpolation over outputs is an apply over them.
+	program := bindPCL(t, `
+resource first "chatbot:index:WebhookConnection" {
+    storyId = "0123456789abcdef01234567"
+    url = "https://example.com/hook"
+}
+resource hook "chatbot:index:WebhookConnection" {
+    storyId = "0123456789abcdef01234567"
+    url = "https://example.com/${first.id}/${first.storyId}"
+}
+`)
+	files, diags, err := generateProgram(program)
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	app := string(files["App.java"])
+	want := `.url(Output.tuple(first.id(), first.storyId()).applyValue(_t -> { var _v0 = _t.t1; var _v1 = _t.t2; return ("https://example.com/" + _v0 + "/" + _v1); }))`
+	if !strings.Contains(app, want) {
+		t.Errorf("App.java lacks %s:\n%s", want, app)
 	}
 }
 

@@ -19,6 +19,9 @@ func (p *progGen) traversal(e *model.ScopeTraversalExpression, outputOK bool) st
 		p.fail(exprRange(e), "an unbound reference is not supported by the Java program generator")
 		return ""
 	}
+	if name, ok := p.lifted[e]; ok {
+		return name
+	}
 	rest := e.Traversal[1:]
 	switch root := e.Parts[0].(type) {
 	case *pcl.Resource:
@@ -31,7 +34,8 @@ func (p *progGen) traversal(e *model.ScopeTraversalExpression, outputOK bool) st
 		}
 		return p.resourceOutput(e, root, rest)
 	case *pcl.LocalVariable, *pcl.ConfigVariable:
-		code := p.names[root.(pcl.Node)]
+		name := p.names[root.(pcl.Node)]
+		code := ""
 		for _, t := range rest {
 			switch t := t.(type) {
 			case hcl.TraverseIndex:
@@ -41,7 +45,11 @@ func (p *progGen) traversal(e *model.ScopeTraversalExpression, outputOK bool) st
 				return ""
 			}
 		}
-		return code
+		// A local made of outputs is an Output: the index is read in an apply.
+		if local, ok := root.(*pcl.LocalVariable); ok && code != "" && model.ContainsOutputs(local.Type()) {
+			return name + ".applyValue(v -> v" + code + ")"
+		}
+		return name + code
 	}
 	p.fail(exprRange(e), fmt.Sprintf("reference %s is not supported by the Java program generator", e.RootName))
 	return ""
