@@ -88,6 +88,7 @@ type progGen struct {
 	configRead bool                        // `final var config = ctx.config();` is printed
 	helpers    string                      // static methods the program's code calls (goDuration)
 	lifted     map[model.Expression]string // outputs read as a lambda's plain parameters (lift)
+	vars       map[*model.Variable]string  // a for expression's variables, by their Java names
 	sdks       map[string]*sdkGen
 	names      map[pcl.Node]string
 	diags      hcl.Diagnostics
@@ -273,6 +274,8 @@ func (p *progGen) exprIn(g *sdkGen, e model.Expression, dest schema.Type, output
 		return p.binaryOp(g, e, indent)
 	case *model.UnaryOpExpression:
 		return p.unaryOp(g, e, indent)
+	case *model.ForExpression:
+		return p.forExpression(g, e, indent)
 	case *model.ConditionalExpression:
 		if !p.plainOperand(e.Condition) || !p.plainOperand(e.TrueResult) || !p.plainOperand(e.FalseResult) {
 			return ""

@@ -135,7 +135,8 @@ func longString(s string) string {
 // not such an expression, or is already inside a lift.
 func (p *progGen) lift(g *sdkGen, e model.Expression, dest schema.Type, outputOK bool, indent string) (string, bool) {
 	switch e := e.(type) {
-	case *model.BinaryOpExpression, *model.UnaryOpExpression, *model.TemplateExpression, *model.ConditionalExpression:
+	case *model.BinaryOpExpression, *model.UnaryOpExpression, *model.TemplateExpression, *model.ConditionalExpression,
+		*model.ForExpression:
 	case *model.TupleConsExpression, *model.ObjectConsExpression:
 		// A list or map with outputs in it: Java's List.of and Map.of take plain values.
 	case *model.FunctionCallExpression:
@@ -190,4 +191,57 @@ func (p *progGen) lift(g *sdkGen, e model.Expression, dest schema.Type, outputOK
 	}
 	return fmt.Sprintf("%s.tuple(%s).applyValue(_t -> { %sreturn %s; })",
 		p.f.ref("com.pulumi.core.Output"), strings.Join(args, ", "), unpack.String(), body), true
+}
+
+// forExpression prints [for k, v in s : body if cond] and {for ... : key => value} as a stream
+// over the collection's entries (a list's index and element, a map's key and value), in order.
+func (p *progGen) forExpression(g *sdkGen, e *model.ForExpression, indent string) string {
+	if e.Group {
+		p.fail(exprRange(e), "a grouping for expression (...) is not supported by the Java program generator")
+		return ""
+	}
+	if !p.plainOperand(e.Collection) {
+		return ""
+	}
+	source := p.exprIn(g, e.Collection, nil, false, indent)
+	if _, ok := e.Collection.(*model.ScopeTraversalExpression); !ok {
+		p.fail(exprRange(e.Collection), "a for expression over anything but a variable is not supported by the Java program generator")
+		return ""
+	}
+	if p.vars == nil {
+		p.vars = map[*model.Variable]string{}
+	}
+	// The entry's parts, under the names PCL gives them.
+	var unpack string
+	if e.KeyVariable != nil {
+		p.vars[e.KeyVariable] = ident(e.KeyVariable.Name)
+		unpack += fmt.Sprintf("var %s = _e.getKey(); ", p.vars[e.KeyVariable])
+	}
+	p.vars[e.ValueVariable] = ident(e.ValueVariable.Name)
+	unpack += fmt.Sprintf("var %s = _e.getValue(); ", p.vars[e.ValueVariable])
+	var entries string
+	switch model.ResolveOutputs(e.Collection.Type()).(type) {
+	case *model.MapType, *model.ObjectType:
+		// In key order, as PCL iterates a map (Map.of has no order).
+		entries = fmt.Sprintf("new %s<>(%s).entrySet().stream()", p.f.ref("java.util.TreeMap"), source)
+	default:
+		entries = fmt.Sprintf("%s.range(0, %s.size()).mapToObj(_i -> new %s<>(_i, %s.get(_i)))",
+			p.f.ref("java.util.stream.IntStream"), source, p.f.ref("java.util.AbstractMap.SimpleEntry"), source)
+	}
+	lambda := func(body model.Expression) string {
+		return fmt.Sprintf("_e -> { %sreturn %s; }", unpack, p.exprIn(g, body, nil, false, indent))
+	}
+	code := entries
+	if e.Condition != nil {
+		code += ".filter(" + lambda(e.Condition) + ")"
+	}
+	collectors := p.f.ref("java.util.stream.Collectors")
+	if e.Key != nil {
+		// A map in the entries' order, its type spelled out: javac cannot infer Collectors.toMap's
+		// here (ctx.export is overloaded).
+		return fmt.Sprintf("%s.collect(() -> new %s<Object, Object>(), (_m, _e) -> { %s_m.put(%s, %s); }, %s::putAll)",
+			code, p.f.ref("java.util.LinkedHashMap"), unpack, p.exprIn(g, e.Key, nil, false, indent),
+			p.exprIn(g, e.Value, nil, false, indent), p.f.ref("java.util.Map"))
+	}
+	return fmt.Sprintf("%s.map(%s).collect(%s.toList())", code, lambda(e.Value), collectors)
 }

@@ -197,3 +197,24 @@ resource hook "chatbot:index:WebhookConnection" {
 		}
 	}
 }
+
+func TestProgramForExpression(t *testing.T) {
+	program := bindPCL(t, `
+names = ["a", "b"]
+output "urls" {
+    value = [for i, n in names : "https://example.com/${i}/${n}" if n != "b"]
+}
+`)
+	files, diags, err := generateProgram(program)
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	app := string(files["App.java"])
+	want := `IntStream.range(0, names.size()).mapToObj(_i -> new SimpleEntry<>(_i, names.get(_i)))` +
+		`.filter(_e -> { var i = _e.getKey(); var n = _e.getValue(); return !Objects.equals(n, "b"); })` +
+		`.map(_e -> { var i = _e.getKey(); var n = _e.getValue(); return ("https://example.com/" + i + "/" + n); })` +
+		`.collect(Collectors.toList())`
+	if !strings.Contains(app, want) {
+		t.Errorf("App.java lacks %s:\n%s", want, app)
+	}
+}

@@ -23,6 +23,9 @@ func (p *progGen) traversal(e *model.ScopeTraversalExpression, outputOK bool) st
 		return name
 	}
 	rest := e.Traversal[1:]
+	if v, ok := e.Parts[0].(*model.Variable); ok && p.vars[v] != "" && len(rest) == 0 {
+		return p.vars[v]
+	}
 	switch root := e.Parts[0].(type) {
 	case *pcl.Resource:
 		if len(rest) == 0 {
