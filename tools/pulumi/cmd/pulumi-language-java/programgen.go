@@ -182,7 +182,8 @@ func (p *progGen) builder(g *sdkGen, class string, props []*schema.Property, att
 		dest := prop.Type
 		var value string
 		// A list set through the builder reads best as its varargs overload, as pulumi-java prints.
-		if tuple, ok := stripConvert(a.Value).(*model.TupleConsExpression); ok && len(tuple.Expressions) > 0 {
+		_, isList := plainType(dest).(*schema.ArrayType)
+		if tuple, ok := stripConvert(a.Value).(*model.TupleConsExpression); ok && isList && len(tuple.Expressions) > 0 {
 			elems := make([]string, len(tuple.Expressions))
 			for i, e := range tuple.Expressions {
 				elems[i] = p.exprIn(g, e, elementType(dest), false, indent+"    ")

@@ -79,6 +79,12 @@ func (p *progGen) template(g *sdkGen, e *model.TemplateExpression, indent string
 	return "(" + strings.Join(parts, " + ") + ")"
 }
 
+// assetClasses are the Java SDK's classes of PCL's asset and archive functions.
+var assetClasses = map[string]string{
+	"stringAsset": "StringAsset", "fileAsset": "FileAsset", "remoteAsset": "RemoteAsset",
+	"fileArchive": "FileArchive", "remoteArchive": "RemoteArchive",
+}
+
 // builtin prints PCL's functions that have a plain Java form, on plain values.
 func (p *progGen) builtin(g *sdkGen, e *model.FunctionCallExpression, indent string) (string, bool) {
 	arg := func(i int) string { return p.exprIn(g, e.Args[i], nil, false, indent) }
@@ -108,6 +114,8 @@ func (p *progGen) builtin(g *sdkGen, e *model.FunctionCallExpression, indent str
 		// Every piece, the empty ones too, as PCL's split (Go's strings.Split) has them.
 		return fmt.Sprintf("%s.of(%s.split(%s.quote(%s), -1))", p.f.ref("java.util.List"), arg(1),
 			p.f.ref("java.util.regex.Pattern"), arg(0)), true
+	case len(e.Args) == 1 && assetClasses[e.Name] != "":
+		return fmt.Sprintf("new %s(%s)", p.f.ref("com.pulumi.asset."+assetClasses[e.Name]), arg(0)), true
 	case e.Name == "join" && len(e.Args) == 2:
 		return fmt.Sprintf("String.join(%s, %s)", arg(0), arg(1)), true
 	}
