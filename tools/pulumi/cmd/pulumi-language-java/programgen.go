@@ -509,11 +509,12 @@ func (p *progGen) config(c *pcl.ConfigVariable) string {
 		b.WriteString("        final var config = ctx.config();\n")
 	}
 	name := javaString(c.LogicalName())
-	var kind string
+	var kind, shape string
 	var typ schema.Type
-	switch model.ResolveOutputs(c.Type()) {
+	resolved := model.ResolveOutputs(c.Type())
+	switch resolved {
 	case model.StringType:
-		kind, typ = "", schema.StringType
+		typ = schema.StringType
 	case model.IntType:
 		kind, typ = "Integer", schema.IntType
 	case model.BoolType:
@@ -523,13 +524,23 @@ func (p *progGen) config(c *pcl.ConfigVariable) string {
 		if c.Secret {
 			kind = "Object" // no getSecretDouble: the JSON reader's Double
 		}
-	default:
+	}
+	switch t := resolved.(type) {
+	case *model.ListType:
+		kind, shape = "Object", p.configShape("list", t.ElementType)
+	case *model.MapType:
+		kind, shape = "Object", p.configShape("map", t.ElementType)
+	}
+	if typ == nil && shape == "" {
 		p.fail(nodeRange(c), fmt.Sprintf("config %s: a value of type %s is not supported by the Java program generator",
 			c.LogicalName(), c.Type()))
 		return ""
 	}
 	args := name
-	if kind == "Object" {
+	switch {
+	case shape != "":
+		args += ", " + shape
+	case kind == "Object":
 		args += ", Double.class"
 	}
 	secret := ""
@@ -650,3 +661,30 @@ const goDurationHelper = `
         return java.time.Duration.ofNanos(Math.round(nanos));
     }
 `
+
+// configShape is the TypeShape of a list or map config of primitives (an element that may be
+// null reads as its type), or "" after a diagnostic.
+func (p *progGen) configShape(kind string, element model.Type) string {
+	if u, ok := element.(*model.UnionType); ok {
+		var kept []model.Type
+		for _, t := range u.ElementTypes {
+			if t != model.NoneType {
+				kept = append(kept, t)
+			}
+		}
+		if len(kept) == 1 {
+			element = kept[0]
+		}
+	}
+	class := map[model.Type]string{
+		model.StringType: "String", model.IntType: "Integer", model.BoolType: "Boolean", model.NumberType: "Double",
+	}[element]
+	if class == "" {
+		return ""
+	}
+	shape := p.f.ref("com.pulumi.core.TypeShape")
+	if kind == "map" {
+		return fmt.Sprintf("%s.map(String.class, %s.class)", shape, class)
+	}
+	return fmt.Sprintf("%s.list(%s.class)", shape, class)
+}
