@@ -19,8 +19,9 @@ package main
 // plugin.json (pulumi-java reads com/pulumi/<name>/version.txt whatever the base package); a
 // resource without stateInputs still gets a <X>State of its output properties, all optional, for
 // get (pulumi-java writes no State class then); a secret input is sealed by its Args' build()
-// (Output.asSecret, as the Go and Python SDKs seal theirs); functions, enums, unions, components and types of
-// other packages are refused with an error rather than generated.
+// (Output.asSecret, as the Go and Python SDKs seal theirs); functions, unions of more than two types and types of other packages are
+// refused with an error rather than generated; components' methods are left out, as pulumi-java
+// leaves them out (sdkgen_components.go).
 
 import (
 	"encoding/json"
@@ -85,6 +86,9 @@ func generateSDK(pkg *schema.Package) (map[string][]byte, error) {
 			return nil, err
 		}
 	}
+	if err := g.genEnums(); err != nil {
+		return nil, err
+	}
 	g.genProjectFiles()
 	return g.files, nil
 }
@@ -125,18 +129,13 @@ func javaInfo(pkg *schema.Package) (javaPackageInfo, error) {
 func checkSupported(pkg *schema.Package) error {
 	var problems []string
 	for _, f := range pkg.Functions {
+		if f.IsMethod {
+			continue // see methods below
+		}
 		problems = append(problems, "function "+f.Token)
 	}
-	for _, t := range pkg.Types {
-		if e, ok := t.(*schema.EnumType); ok {
-			problems = append(problems, "enum "+e.Token)
-		}
-	}
 	for _, r := range pkg.Resources {
-		if r.IsComponent {
-			problems = append(problems, "component resource "+r.Token)
-		}
-		if len(r.Methods) > 0 {
+		if len(r.Methods) > 0 && !r.IsComponent { // a component's are left out, as pulumi-java does
 			problems = append(problems, "methods of "+r.Token)
 		}
 	}
@@ -415,6 +414,9 @@ func (g *sdkGen) javaType(t schema.Type, input bool) (jtype, error) {
 			return jtype{}, fmt.Errorf("resource reference %s of another package is not supported", t.Token)
 		}
 		return jtype{class: g.resourceClass(t.Resource)}, nil
+	case *schema.EnumType, *schema.UnionType:
+		jt, _, err := g.javaTypeMore(t, input)
+		return jt, err
 	case *schema.TokenType:
 		if t.UnderlyingType != nil {
 			return g.javaType(t.UnderlyingType, input)
@@ -743,6 +745,9 @@ func javaLiteral(v any) (string, error) {
 
 // genResourceFiles writes a resource's class, its Args and (but for the provider) its State.
 func (g *sdkGen) genResourceFiles(r *schema.Resource) error {
+	if r.IsComponent {
+		return g.genComponentFiles(r)
+	}
 	class := g.resourceClass(r)
 	argsClass := class + "Args"
 	if err := g.genArgsClass(argsClass, "The set of arguments for constructing a "+class[strings.LastIndex(class, ".")+1:]+" resource.",

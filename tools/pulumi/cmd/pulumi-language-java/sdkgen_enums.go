@@ -1,0 +1,210 @@
+package main
+
+// Enum types in the Java SDK, as pulumi-java writes them: a Java enum per schema enum in the
+// module's enums package, marked @EnumType, each constant holding its schema value, which the
+// method marked @EnumType.Converter gives the SDK's serializer. A union of two types (such as an
+// enum or any string) is com.pulumi.core.Either, as in pulumi-java.
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
+)
+
+// enumClass is the class of an enum type: <module>.enums.<Name>.
+func (g *sdkGen) enumClass(t *schema.EnumType) string {
+	return g.modulePackage(t.Token) + ".enums." + memberName(t.Token)
+}
+
+// javaTypeMore is javaType for the types of this file: ok is false for any other.
+func (g *sdkGen) javaTypeMore(t schema.Type, input bool) (jt jtype, ok bool, err error) {
+	switch t := t.(type) {
+	case *schema.EnumType:
+		if t.PackageReference != nil && t.PackageReference.Name() != g.pkg.Name {
+			return jtype{}, true, fmt.Errorf("enum %s of another package is not supported", t.Token)
+		}
+		return jtype{class: g.enumClass(t)}, true, nil
+	case *schema.UnionType:
+		if len(t.ElementTypes) != 2 {
+			return jtype{}, true, fmt.Errorf("a union of %d types is not supported by the Java SDK generator (only of 2, as Either)",
+				len(t.ElementTypes))
+		}
+		left, err := g.javaType(t.ElementTypes[0], input)
+		if err != nil {
+			return jtype{}, true, err
+		}
+		right, err := g.javaType(t.ElementTypes[1], input)
+		return jtype{class: "com.pulumi.core.Either", params: []jtype{left, right}}, true, err
+	}
+	return jtype{}, false, nil
+}
+
+// genEnums writes the package's enum types.
+func (g *sdkGen) genEnums() error {
+	for _, t := range g.pkg.Types {
+		if e, ok := t.(*schema.EnumType); ok {
+			if err := g.genEnum(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// enumValueType is the Java class of an enum's values.
+func enumValueType(e *schema.EnumType) (string, error) {
+	switch e.ElementType {
+	case schema.StringType:
+		return "java.lang.String", nil
+	case schema.IntType:
+		return "java.lang.Integer", nil
+	case schema.NumberType:
+		return "java.lang.Double", nil
+	case schema.BoolType:
+		return "java.lang.Boolean", nil
+	}
+	return "", fmt.Errorf("enum %s of %s values is not supported", e.Token, e.ElementType)
+}
+
+// enumMemberNames are the Java names of an enum's constants: the schema's name, or one made of its
+// value's words ("A Value With Spaces." is AValueWithSpaces), each made unique.
+func enumMemberNames(e *schema.EnumType) []string {
+	names := make([]string, len(e.Elements))
+	taken := map[string]bool{}
+	for i, el := range e.Elements {
+		name := el.Name
+		if name == "" {
+			name = fmt.Sprint(el.Value)
+		}
+		name = enumIdent(name)
+		for taken[name] {
+			name += "_"
+		}
+		taken[name] = true
+		names[i] = name
+	}
+	return names
+}
+
+func enumIdent(s string) string {
+	var b strings.Builder
+	upper := true
+	for _, c := range s {
+		switch {
+		case unicode.IsLetter(c) || unicode.IsDigit(c):
+			if upper {
+				c = unicode.ToUpper(c)
+			}
+			b.WriteRune(c)
+			upper = false
+		default:
+			upper = true
+		}
+	}
+	name := b.String()
+	if name == "" {
+		name = "Empty"
+	}
+	return ident(name)
+}
+
+func (g *sdkGen) genEnum(e *schema.EnumType) error {
+	valueType, err := enumValueType(e)
+	if err != nil {
+		return err
+	}
+	f := g.newFile(g.enumClass(e))
+	name := f.class
+	vt := f.ref(valueType)
+	enumType := f.ref("com.pulumi.core.annotations.EnumType")
+	f.printf("%s", javadoc("", e.Comment))
+	f.printf("@%s\npublic enum %s {\n", enumType, name)
+	names := enumMemberNames(e)
+	for i, el := range e.Elements {
+		lit, err := enumLiteral(el.Value, valueType)
+		if err != nil {
+			return fmt.Errorf("enum %s: %w", e.Token, err)
+		}
+		sep := ","
+		if i == len(e.Elements)-1 {
+			sep = ";"
+		}
+		f.printf("%s", javadoc("    ", el.Comment, deprecated(el.DeprecationMessage)))
+		f.printf("    %s(%s)%s\n", names[i], lit, sep)
+	}
+	if len(e.Elements) == 0 {
+		f.printf("    ;\n")
+	}
+	f.printf(`
+    private final %[1]s value;
+
+    %[2]s(%[1]s value) {
+        this.value = %[3]s.requireNonNull(value);
+    }
+
+    @%[4]s.Converter
+    public %[1]s getValue() {
+        return this.value;
+    }
+
+    @Override
+    public java.lang.String toString() {
+        return new %[5]s(", ", %[6]s, "]")
+            .add("value='" + this.value + "'")
+            .toString();
+    }
+}
+`, vt, name, f.ref("java.util.Objects"), enumType, f.ref("java.util.StringJoiner"), javaString(name+"["))
+	g.add(f)
+	return nil
+}
+
+// enumLiteral is an enum value as a Java literal of the enum's value class.
+func enumLiteral(v any, valueType string) (string, error) {
+	switch valueType {
+	case "java.lang.String":
+		if s, ok := v.(string); ok {
+			return javaString(s), nil
+		}
+	case "java.lang.Boolean":
+		if b, ok := v.(bool); ok {
+			return strconv.FormatBool(b), nil
+		}
+	case "java.lang.Integer":
+		switch n := v.(type) {
+		case int:
+			return strconv.Itoa(n), nil
+		case int32:
+			return strconv.FormatInt(int64(n), 10), nil
+		case int64:
+			return strconv.FormatInt(n, 10), nil
+		case float64:
+			if n == float64(int64(n)) {
+				return strconv.FormatInt(int64(n), 10), nil
+			}
+		}
+	case "java.lang.Double":
+		var f float64
+		switch n := v.(type) {
+		case int:
+			f = float64(n)
+		case int32:
+			f = float64(n)
+		case int64:
+			f = float64(n)
+		case float64:
+			f = n
+		default:
+			return "", fmt.Errorf("value %v (%T) is not a number", v, v)
+		}
+		s := strconv.FormatFloat(f, 'g', -1, 64)
+		if !strings.ContainsAny(s, ".eE") {
+			s += ".0"
+		}
+		return s, nil
+	}
+	return "", fmt.Errorf("value %v (%T) is not of the enum's type", v, v)
+}
