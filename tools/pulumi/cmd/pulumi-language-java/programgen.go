@@ -5,7 +5,7 @@ package main
 // import writes, printed as pulumi-java's programgen (pkg/codegen/java/gen_program.go) prints them:
 // an App class in package generated_program whose stack(Context) makes the resources, input objects
 // as <X>Args.builder()...build(), maps as Map.of/Map.ofEntries, secrets as Output.ofSecret. What it
-// cannot print (config, components, invokes, most functions, deep traversals) is an error
+// cannot print (config, invokes, most functions, deep traversals) is an error
 // diagnostic naming it, and no code.
 
 import (
@@ -141,10 +141,6 @@ func (p *progGen) resource(r *pcl.Resource) string {
 		p.fail(nodeRange(r), fmt.Sprintf("resource %s (%s): %v", r.Name(), resourceToken(r), err))
 		return ""
 	}
-	if r.Schema.IsComponent {
-		p.fail(nodeRange(r), fmt.Sprintf("resource %s: component %s is not supported by the Java program generator", r.Name(), resourceToken(r)))
-		return ""
-	}
 	class := g.resourceClass(r.Schema)
 	var b strings.Builder
 	fmt.Fprintf(&b, "        var %s = new %s(%s", p.names[r], p.f.ref(class), javaString(r.LogicalName()))
@@ -241,6 +237,9 @@ func (p *progGen) expr(e model.Expression, dest schema.Type, outputOK bool) stri
 func (p *progGen) exprIn(g *sdkGen, e model.Expression, dest schema.Type, outputOK bool, indent string) string {
 	if code, ok := p.lift(g, e, dest, outputOK, indent); ok {
 		return code
+	}
+	if value, ok := p.enumOrUnion(e, dest); ok {
+		return value
 	}
 	switch e := e.(type) {
 	case *model.FunctionCallExpression:
@@ -491,7 +490,7 @@ func (p *progGen) options(r *pcl.Resource) string {
 		return ""
 	}
 	return fmt.Sprintf("%s.builder()\n%s\n                .build()",
-		p.f.ref("com.pulumi.resources.CustomResourceOptions"), strings.Join(setters, "\n"))
+		p.f.ref(optionsClass(r)), strings.Join(setters, "\n"))
 }
 
 func resourceToken(r *pcl.Resource) string {

@@ -99,6 +99,9 @@ func (p *progGen) resourceOutput(e *model.ScopeTraversalExpression, r *pcl.Resou
 		}
 		return base
 	}
+	if value, ok := p.resourceRefProperty(r, prop, path); ok {
+		return value
+	}
 	optional := !prop.IsRequired()
 	current := plainType(prop.Type)
 	code := "v"
