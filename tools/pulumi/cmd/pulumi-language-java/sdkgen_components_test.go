@@ -106,7 +106,7 @@ func TestSDKEnums(t *testing.T) {
 			t.Errorf("Color.java lacks %q", want)
 		}
 	}
-	if size := file(t, files, shapesDir+"enums/Size.java"); !strings.Contains(size, "Small(1),") || !strings.Contains(size, "private final Integer value;") {
+	if size := file(t, files, shapesDir+"enums/Size.java"); !strings.Contains(size, "Small(1.0),") || !strings.Contains(size, "private final Double value;") {
 		t.Errorf("Size.java:\n%s", size)
 	}
 	if ratio := file(t, files, shapesDir+"enums/Ratio.java"); !strings.Contains(ratio, "Tenth(0.1);") {

@@ -54,17 +54,15 @@ func (g *sdkGen) genEnums() error {
 	return nil
 }
 
-// enumValueType is the Java class of an enum's values.
+// enumValueType is the Java class of an enum's values: integers too are Doubles, as the SDK
+// serializes numbers.
 func enumValueType(e *schema.EnumType) (string, error) {
 	switch e.ElementType {
 	case schema.StringType:
 		return "java.lang.String", nil
-	case schema.IntType:
-		return "java.lang.Integer", nil
-	case schema.NumberType:
+	case schema.IntType, schema.NumberType:
+		// The SDK's serializer takes an enum whose converter gives a Double or a String only.
 		return "java.lang.Double", nil
-	case schema.BoolType:
-		return "java.lang.Boolean", nil
 	}
 	return "", fmt.Errorf("enum %s of %s values is not supported", e.Token, e.ElementType)
 }
@@ -168,23 +166,6 @@ func enumLiteral(v any, valueType string) (string, error) {
 	case "java.lang.String":
 		if s, ok := v.(string); ok {
 			return javaString(s), nil
-		}
-	case "java.lang.Boolean":
-		if b, ok := v.(bool); ok {
-			return strconv.FormatBool(b), nil
-		}
-	case "java.lang.Integer":
-		switch n := v.(type) {
-		case int:
-			return strconv.Itoa(n), nil
-		case int32:
-			return strconv.FormatInt(int64(n), 10), nil
-		case int64:
-			return strconv.FormatInt(n, 10), nil
-		case float64:
-			if n == float64(int64(n)) {
-				return strconv.FormatInt(int64(n), 10), nil
-			}
 		}
 	case "java.lang.Double":
 		var f float64
