@@ -339,7 +339,7 @@ func (h *host) GeneratePackage(
 		return nil, errors.New("overlays are not supported for Java")
 	}
 	return langhost.GeneratePackage(req, func(pkg *schema.Package, _ schema.ReferenceLoader) (map[string][]byte, error) {
-		return generateSDK(pkg)
+		return generateSDKFor(pkg, req.GetLocalDependencies())
 	})
 }
 

@@ -19,9 +19,10 @@ package main
 // plugin.json (pulumi-java reads com/pulumi/<name>/version.txt whatever the base package); a
 // resource without stateInputs still gets a <X>State of its output properties, all optional, for
 // get (pulumi-java writes no State class then); a secret input is sealed by its Args' build()
-// (Output.asSecret, as the Go and Python SDKs seal theirs); functions, unions of more than two types and types of other packages are
-// refused with an error rather than generated; components' methods are left out, as pulumi-java
-// leaves them out (sdkgen_components.go).
+// (Output.asSecret, as the Go and Python SDKs seal theirs); functions and unions of more than two
+// types are refused with an error rather than generated; types of other packages are their SDKs'
+// classes (sdkgen_deps.go); components' methods are left out, as pulumi-java leaves them out
+// (sdkgen_components.go).
 
 import (
 	"encoding/json"
@@ -50,6 +51,12 @@ const defaultPulumiVersion = "1.36.1"
 
 // generateSDK returns the Java SDK of pkg: its files, by path relative to the output folder.
 func generateSDK(pkg *schema.Package) (map[string][]byte, error) {
+	return generateSDKFor(pkg, nil)
+}
+
+// generateSDKFor is generateSDK with the jars that the packages it depends on were packed into, by
+// package name (a request's local dependencies).
+func generateSDKFor(pkg *schema.Package, localDeps map[string]string) (map[string][]byte, error) {
 	if err := checkSupported(pkg); err != nil {
 		return nil, err
 	}
@@ -57,6 +64,7 @@ func generateSDK(pkg *schema.Package) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.localDeps = localDeps
 	g.scanTypes()
 
 	if err := g.genUtilities(); err != nil {
@@ -156,6 +164,9 @@ type sdkGen struct {
 	// The object types used as inputs (inputs/<X>Args) and as outputs (outputs/<X>), by token.
 	inputTypes  []*schema.ObjectType
 	outputTypes []*schema.ObjectType
+
+	others    map[string]*sdkGen // the other packages whose types this one uses (sdkgen_deps.go)
+	localDeps map[string]string  // their packed jars, by package name
 }
 
 // scanTypes finds which object types are used as inputs and which as outputs, each once, in token
@@ -176,6 +187,9 @@ func (g *sdkGen) scanTypes() {
 		case *schema.ObjectType:
 			if t.PlainShape != nil {
 				t = t.PlainShape // one class per token, whichever shape is met
+			}
+			if g.isForeign(t) {
+				return // its own SDK's class
 			}
 			if _, ok := seen[t.Token]; ok {
 				return
@@ -402,16 +416,25 @@ func (g *sdkGen) javaType(t schema.Type, input bool) (jtype, error) {
 		e, err := g.javaType(t.ElementType, input)
 		return jtype{class: "java.util.Map", params: []jtype{{class: "java.lang.String"}, e}}, err
 	case *schema.ObjectType:
-		if t.PackageReference != nil && t.PackageReference.Name() != g.pkg.Name {
-			return jtype{}, fmt.Errorf("type %s of another package is not supported", t.Token)
-		}
 		if t.PlainShape != nil {
 			t = t.PlainShape
 		}
+		if other, err := g.foreign(t.PackageReference); other != nil || err != nil {
+			if err != nil {
+				return jtype{}, fmt.Errorf("type %s: %w", t.Token, err)
+			}
+			return jtype{class: other.objectClass(t, input)}, nil
+		}
 		return jtype{class: g.objectClass(t, input)}, nil
 	case *schema.ResourceType:
-		if t.Resource == nil || (t.Resource.PackageReference != nil && t.Resource.PackageReference.Name() != g.pkg.Name) {
-			return jtype{}, fmt.Errorf("resource reference %s of another package is not supported", t.Token)
+		if t.Resource == nil {
+			return jtype{}, fmt.Errorf("resource reference %s of no known schema is not supported", t.Token)
+		}
+		if other, err := g.foreign(t.Resource.PackageReference); other != nil || err != nil {
+			if err != nil {
+				return jtype{}, fmt.Errorf("resource reference %s: %w", t.Token, err)
+			}
+			return jtype{class: other.resourceClass(t.Resource)}, nil
 		}
 		return jtype{class: g.resourceClass(t.Resource)}, nil
 	case *schema.EnumType, *schema.UnionType:
@@ -1197,6 +1220,9 @@ func (g *sdkGen) dependencies() [][3]string {
 	for k, v := range g.info.Dependencies {
 		deps[k] = v
 	}
+	for _, d := range g.foreignDependencies() {
+		deps[d.group+":"+d.artifact] = d.version
+	}
 	keys := make([]string, 0, len(deps))
 	for k := range deps {
 		keys = append(keys, k)
@@ -1279,7 +1305,9 @@ func (g *sdkGen) pom() string {
         <!-- The time of every jar entry, for reproducible jars; a release sets its own. -->
         <project.build.outputTimestamp>1980-01-01T00:00:02Z</project.build.outputTimestamp>
     </properties>
-
+`)
+	w("%s", g.pomRepositories())
+	w(`
     <dependencies>
 `)
 	for _, d := range g.dependencies() {

@@ -23,8 +23,11 @@ func (g *sdkGen) enumClass(t *schema.EnumType) string {
 func (g *sdkGen) javaTypeMore(t schema.Type, input bool) (jt jtype, ok bool, err error) {
 	switch t := t.(type) {
 	case *schema.EnumType:
-		if t.PackageReference != nil && t.PackageReference.Name() != g.pkg.Name {
-			return jtype{}, true, fmt.Errorf("enum %s of another package is not supported", t.Token)
+		if other, err := g.foreign(t.PackageReference); other != nil || err != nil {
+			if err != nil {
+				return jtype{}, true, fmt.Errorf("enum %s: %w", t.Token, err)
+			}
+			return jtype{class: other.enumClass(t)}, true, nil
 		}
 		return jtype{class: g.enumClass(t)}, true, nil
 	case *schema.UnionType:
