@@ -54,6 +54,8 @@ func generateProgram(program *pcl.Program) (map[string][]byte, hcl.Diagnostics, 
 			body.WriteString(fmt.Sprintf("        final var %s = %s;\n\n", p.names[n], p.expr(n.Definition.Value, nil, true)))
 		case *pcl.OutputVariable:
 			body.WriteString(fmt.Sprintf("        ctx.export(%s, %s);\n", javaString(n.LogicalName()), p.expr(n.Value, nil, true)))
+		case *pcl.Component:
+			body.WriteString(p.localComponent(n))
 		default:
 			p.fail(nodeRange(n), fmt.Sprintf("%s (%T) is not supported by the Java program generator", n.Name(), n))
 		}
@@ -78,7 +80,11 @@ func generateProgram(program *pcl.Program) (map[string][]byte, hcl.Diagnostics, 
 	g := &sdkGen{files: map[string][]byte{}}
 	g.add(f)
 	for _, text := range g.files {
-		return map[string][]byte{programFile: text}, p.diags, nil
+		files := map[string][]byte{programFile: text}
+		for class, text := range p.componentClasses {
+			files[class+".java"] = text
+		}
+		return files, p.diags, nil
 	}
 	return nil, p.diags, nil
 }
@@ -92,6 +98,11 @@ type progGen struct {
 	sdks       map[string]*sdkGen
 	names      map[pcl.Node]string
 	diags      hcl.Diagnostics
+
+	// Local components (programgen_localcomponents.go): their classes by name, and in one's
+	// constructor the parent of its resources and the variable their names start with.
+	componentClasses  map[string][]byte
+	parent, namedFrom string
 }
 
 func (p *progGen) fail(rng *hcl.Range, summary string) {
@@ -143,7 +154,7 @@ func (p *progGen) resource(r *pcl.Resource) string {
 	}
 	class := g.resourceClass(r.Schema)
 	var b strings.Builder
-	fmt.Fprintf(&b, "        var %s = new %s(%s", p.names[r], p.f.ref(class), javaString(r.LogicalName()))
+	fmt.Fprintf(&b, "        var %s = new %s(%s", p.names[r], p.f.ref(class), p.resourceName(r))
 	args := p.builder(g, class+"Args", r.Schema.InputProperties, r.Inputs, "            ")
 	opts := p.options(r)
 	switch {
@@ -417,9 +428,12 @@ func literalKey(e model.Expression) (string, bool) {
 func (p *progGen) options(r *pcl.Resource) string {
 	o := r.Options
 	if o == nil {
-		return ""
+		o = &pcl.ResourceOptions{}
 	}
 	var setters []string
+	if p.parent != "" && o.Parent == nil {
+		setters = append(setters, "                .parent("+p.parent+")")
+	}
 	set := func(name string, e model.Expression) {
 		if e != nil {
 			setters = append(setters, fmt.Sprintf("                .%s(%s)", name, p.exprIn(nil, e, nil, false, "                ")))

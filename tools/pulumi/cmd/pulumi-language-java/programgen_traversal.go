@@ -36,6 +36,10 @@ func (p *progGen) traversal(e *model.ScopeTraversalExpression, outputOK bool) st
 			return ""
 		}
 		return p.resourceOutput(e, root, rest)
+	case *pcl.Component:
+		if value, ok := p.componentOutput(root, rest); ok && outputOK {
+			return value
+		}
 	case *pcl.LocalVariable, *pcl.ConfigVariable:
 		name := p.names[root.(pcl.Node)]
 		code := ""

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pulumi/pulumi/pkg/v3/codegen/pcl"
+)
+
+func TestProgramLocalComponent(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("main.pp", `
+component hooks "./webhook-set" {
+    story = "0123456789abcdef01234567"
+}
+output "url" {
+    value = hooks.url
+}
+`)
+	write("webhook-set/main.pp", `
+config story string {}
+resource hook "chatbot:index:WebhookConnection" {
+    storyId = story
+    url = "https://example.com/hook"
+}
+output url {
+    value = hook.url
+}
+`)
+	program, diags, err := pcl.BindDirectory(dir, memoryLoader{"chatbot": bindSpec(t, testSpec(t))})
+	if err != nil || diags.HasErrors() {
+		t.Fatalf("binding: %v %v", err, diags)
+	}
+	files, diags, err := generateProgram(program)
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	app := string(files["App.java"])
+	for _, want := range []string{
+		`var hooks = new WebhookSet("hooks", new WebhookSet.Args()`,
+		`.story("0123456789abcdef01234567"), null);`,
+		`ctx.export("url", hooks.url());`,
+	} {
+		if !strings.Contains(app, want) {
+			t.Errorf("App.java lacks %s:\n%s", want, app)
+		}
+	}
+	class := string(files["WebhookSet.java"])
+	for _, want := range []string{
+		"public class WebhookSet extends ComponentResource {",
+		"public static final class Args extends ResourceArgs {",
+		`@Import(name="story")`,
+		`super("components:index:WebhookSet", name, args, options);`,
+		// Its resources are its children, named after it.
+		`var hook = new WebhookConnection(name + "-hook", WebhookConnectionArgs.builder()`,
+		".parent(this)",
+		"this.url = hook.url();",
+		`this.registerOutputs(Map.of("url", this.url));`,
+	} {
+		if !strings.Contains(class, want) {
+			t.Errorf("WebhookSet.java lacks %s:\n%s", want, class)
+		}
+	}
+}
