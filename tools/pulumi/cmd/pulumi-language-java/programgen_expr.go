@@ -154,7 +154,7 @@ func (p *progGen) lift(g *sdkGen, e model.Expression, dest schema.Type, outputOK
 	default:
 		return "", false
 	}
-	if p.lifted != nil || !model.ContainsOutputs(e.Type()) {
+	if p.lifted != nil || (!model.ContainsOutputs(e.Type()) && p.namedFrom == "") {
 		return "", false
 	}
 	var reads []*model.ScopeTraversalExpression
@@ -167,6 +167,10 @@ func (p *progGen) lift(g *sdkGen, e model.Expression, dest schema.Type, outputOK
 				}
 			case *pcl.LocalVariable:
 				if model.ContainsOutputs(root.Type()) {
+					reads = append(reads, t)
+				}
+			case *pcl.ConfigVariable:
+				if p.namedFrom != "" { // a local component's input: an Output (programgen_localcomponents.go)
 					reads = append(reads, t)
 				}
 			}

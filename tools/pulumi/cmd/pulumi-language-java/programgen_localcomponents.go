@@ -56,7 +56,11 @@ func (p *progGen) localComponent(c *pcl.Component) string {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "        var %s = new %s(%s, new %s.Args()", p.names[c], class, javaString(c.LogicalName()), class)
+	name := javaString(c.LogicalName())
+	if p.namedFrom != "" { // inside another local component: its child, named after it
+		name = fmt.Sprintf("%s + %s", p.namedFrom, javaString("-"+c.LogicalName()))
+	}
+	fmt.Fprintf(&b, "        var %s = new %s(%s, new %s.Args()", p.names[c], class, name, class)
 	for _, a := range c.Inputs {
 		cv, ok := inputs[a.Name]
 		if !ok {
@@ -69,7 +73,11 @@ func (p *progGen) localComponent(c *pcl.Component) string {
 	if c.Options != nil {
 		p.fail(nodeRange(c), fmt.Sprintf("component %s: options of a local component are not supported by the Java program generator", c.Name()))
 	}
-	b.WriteString(", null);\n\n")
+	if p.parent != "" {
+		fmt.Fprintf(&b, ", %s.builder().parent(%s).build());\n\n", p.f.ref("com.pulumi.resources.ComponentResourceOptions"), p.parent)
+	} else {
+		b.WriteString(", null);\n\n")
+	}
 	return b.String()
 }
 
@@ -113,7 +121,7 @@ func (p *progGen) componentClass(c *pcl.Component, class string) ([]byte, bool) 
 			fmt.Fprintf(&body, "        final var %s = %s;\n\n", sub.names[n], sub.expr(n.Definition.Value, nil, true))
 		case *pcl.OutputVariable:
 			value := sub.expr(n.Value, nil, true)
-			if !model.ContainsOutputs(n.Value.Type()) {
+			if !sub.isOutput(n.Value) {
 				value = output + ".of(" + value + ")"
 			}
 			fmt.Fprintf(&body, "        this.%s = %s;\n", ident(n.LogicalName()), value)
@@ -199,4 +207,21 @@ func (p *progGen) resourceName(r *pcl.Resource) string {
 		return fmt.Sprintf("%s + %s", p.namedFrom, javaString("-"+r.LogicalName()))
 	}
 	return javaString(r.LogicalName())
+}
+
+// isOutput says whether e prints as an Output: an output in PCL's types, or a local component's
+// output or input, which PCL types as plain values.
+func (p *progGen) isOutput(e model.Expression) bool {
+	if model.ContainsOutputs(e.Type()) {
+		return true
+	}
+	if t, ok := stripConvert(e).(*model.ScopeTraversalExpression); ok && len(t.Parts) > 0 {
+		switch t.Parts[0].(type) {
+		case *pcl.Component:
+			return true
+		case *pcl.ConfigVariable:
+			return p.namedFrom != ""
+		}
+	}
+	return false
 }

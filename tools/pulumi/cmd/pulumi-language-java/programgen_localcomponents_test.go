@@ -32,7 +32,7 @@ output "url" {
 config story string {}
 resource hook "chatbot:index:WebhookConnection" {
     storyId = story
-    url = "https://example.com/hook"
+    url = "https://example.com/${story}"
 }
 output url {
     value = hook.url
@@ -65,6 +65,8 @@ output url {
 		// Its resources are its children, named after it.
 		`var hook = new WebhookConnection(name + "-hook", WebhookConnectionArgs.builder()`,
 		".parent(this)",
+		// An input is an Output: what is made of it, an apply.
+		`.url(story.applyValue(_v0 -> ("https://example.com/" + _v0)))`,
 		"this.url = hook.url();",
 		`this.registerOutputs(Map.of("url", this.url));`,
 	} {
