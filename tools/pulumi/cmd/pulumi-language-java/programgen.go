@@ -260,6 +260,10 @@ func (p *progGen) exprIn(g *sdkGen, e model.Expression, dest schema.Type, output
 				return p.exprIn(g, e.Args[0], dest, outputOK, indent)
 			}
 		case "secret":
+			// An output made secret: its value stays unknown until it is known, and secret.
+			if outputOK && len(e.Args) == 1 && model.ContainsOutputs(e.Args[0].Type()) {
+				return p.exprIn(g, e.Args[0], dest, true, indent) + ".asSecret()"
+			}
 			if !outputOK {
 				p.fail(exprRange(e), "secret(...) inside a list or map is not supported by the Java program generator: "+
 					"make the whole list or map secret")

@@ -170,7 +170,9 @@ func (p *progGen) lift(g *sdkGen, e model.Expression, dest schema.Type, outputOK
 					reads = append(reads, t)
 				}
 			case *pcl.ConfigVariable:
-				if p.namedFrom != "" { // a local component's input: an Output (programgen_localcomponents.go)
+				// A local component's input is an Output (programgen_localcomponents.go), and so
+				// is a secret config.
+				if p.namedFrom != "" || model.ContainsOutputs(root.Type()) {
 					reads = append(reads, t)
 				}
 			}
