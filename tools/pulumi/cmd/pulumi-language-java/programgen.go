@@ -50,6 +50,8 @@ func generateProgram(program *pcl.Program) (map[string][]byte, hcl.Diagnostics, 
 			body.WriteString(p.config(n))
 		case *pcl.Resource:
 			body.WriteString(p.resource(n))
+		case *pcl.ReadResource:
+			body.WriteString(p.readResource(n))
 		case *pcl.LocalVariable:
 			body.WriteString(fmt.Sprintf("        final var %s = %s;\n\n", p.names[n], p.expr(n.Definition.Value, nil, true)))
 		case *pcl.OutputVariable:
@@ -156,7 +158,7 @@ func (p *progGen) resource(r *pcl.Resource) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "        var %s = new %s(%s", p.names[r], p.f.ref(class), p.resourceName(r))
 	args := p.builder(g, class+"Args", r.Schema.InputProperties, r.Inputs, "            ")
-	opts := p.options(r)
+	opts := p.options(r.Name(), r.Options, optionsClass(r))
 	switch {
 	case args != "":
 		fmt.Fprintf(&b, ", %s", args)
@@ -428,9 +430,9 @@ func literalKey(e model.Expression) (string, bool) {
 	return "", false
 }
 
-// options prints the resource options an import writes, or "" when there are none.
-func (p *progGen) options(r *pcl.Resource) string {
-	o := r.Options
+// options prints a resource's options (o, for the resource named name, of the options class
+// class), or "" when there are none.
+func (p *progGen) options(name string, o *pcl.ResourceOptions, class string) string {
 	if o == nil {
 		o = &pcl.ResourceOptions{}
 	}
@@ -482,11 +484,11 @@ func (p *progGen) options(r *pcl.Resource) string {
 		{"hideDiffs", o.HideDiffs}, {"additionalSecretOutputs", o.AdditionalSecretOutputs},
 	} {
 		if paths.e != nil {
-			setters = append(setters, fmt.Sprintf("                .%s(%s)", paths.name, p.propertyPaths(r, paths.name, paths.e)))
+			setters = append(setters, fmt.Sprintf("                .%s(%s)", paths.name, p.propertyPaths(name, paths.name, paths.e)))
 		}
 	}
 	if o.CustomTimeouts != nil {
-		setters = append(setters, fmt.Sprintf("                .customTimeouts(%s)", p.customTimeouts(r, o.CustomTimeouts)))
+		setters = append(setters, fmt.Sprintf("                .customTimeouts(%s)", p.customTimeouts(name, o.CustomTimeouts)))
 	}
 	unsupported := []struct {
 		name string
@@ -496,19 +498,19 @@ func (p *progGen) options(r *pcl.Resource) string {
 	}
 	for _, u := range unsupported {
 		if u.e != nil {
-			p.fail(exprRange(u.e), fmt.Sprintf("resource %s: the option %s is not supported by the Java program generator", r.Name(), u.name))
+			p.fail(exprRange(u.e), fmt.Sprintf("resource %s: the option %s is not supported by the Java program generator", name, u.name))
 		}
 	}
 	// The Java SDK this generator writes for (com.pulumi:pulumi defaultPulumiVersion) has no such option.
 	if o.DeletedWith != nil {
 		p.fail(exprRange(o.DeletedWith), fmt.Sprintf("resource %s: the option deletedWith is not in the Java SDK "+
-			"(com.pulumi:pulumi %s's CustomResourceOptions has none)", r.Name(), defaultPulumiVersion))
+			"(com.pulumi:pulumi %s's CustomResourceOptions has none)", name, defaultPulumiVersion))
 	}
 	if len(setters) == 0 {
 		return ""
 	}
 	return fmt.Sprintf("%s.builder()\n%s\n                .build()",
-		p.f.ref(optionsClass(r)), strings.Join(setters, "\n"))
+		p.f.ref(class), strings.Join(setters, "\n"))
 }
 
 func resourceToken(r *pcl.Resource) string {
@@ -589,10 +591,10 @@ func (p *progGen) config(c *pcl.ConfigVariable) string {
 
 // propertyPaths prints a list of property paths (ignoreChanges = [tags["env"], value]) as the
 // strings the engine takes: "tags[\"env\"]", "value".
-func (p *progGen) propertyPaths(r *pcl.Resource, option string, e model.Expression) string {
+func (p *progGen) propertyPaths(name, option string, e model.Expression) string {
 	tuple, ok := stripConvert(e).(*model.TupleConsExpression)
 	if !ok {
-		p.fail(exprRange(e), fmt.Sprintf("resource %s: %s that is not a list is not supported by the Java program generator", r.Name(), option))
+		p.fail(exprRange(e), fmt.Sprintf("resource %s: %s that is not a list is not supported by the Java program generator", name, option))
 		return ""
 	}
 	paths := make([]string, len(tuple.Expressions))
@@ -621,17 +623,17 @@ func (p *progGen) propertyPaths(r *pcl.Resource, option string, e model.Expressi
 			paths[i] = javaString(path.String())
 			continue
 		}
-		p.fail(exprRange(x), fmt.Sprintf("resource %s: an entry of %s that is not a property path is not supported by the Java program generator", r.Name(), option))
+		p.fail(exprRange(x), fmt.Sprintf("resource %s: an entry of %s that is not a property path is not supported by the Java program generator", name, option))
 	}
 	return strings.Join(paths, ", ")
 }
 
 // customTimeouts prints CustomTimeouts.builder() of PCL's {create = "5m", ...}: Go duration strings,
 // a literal one converted here, another at run time (goDurationHelper).
-func (p *progGen) customTimeouts(r *pcl.Resource, e model.Expression) string {
+func (p *progGen) customTimeouts(name string, e model.Expression) string {
 	obj, ok := stripConvert(e).(*model.ObjectConsExpression)
 	if !ok {
-		p.fail(exprRange(e), fmt.Sprintf("resource %s: customTimeouts that is not an object is not supported by the Java program generator", r.Name()))
+		p.fail(exprRange(e), fmt.Sprintf("resource %s: customTimeouts that is not an object is not supported by the Java program generator", name))
 		return ""
 	}
 	duration := p.f.ref("java.time.Duration")
@@ -640,14 +642,14 @@ func (p *progGen) customTimeouts(r *pcl.Resource, e model.Expression) string {
 	for _, item := range obj.Items {
 		key, ok := literalKey(item.Key)
 		if !ok || (key != "create" && key != "update" && key != "delete" && key != "read") {
-			p.fail(exprRange(item.Key), fmt.Sprintf("resource %s: customTimeouts takes create, update, delete and read", r.Name()))
+			p.fail(exprRange(item.Key), fmt.Sprintf("resource %s: customTimeouts takes create, update, delete and read", name))
 			continue
 		}
 		var value string
 		if text, ok := literalKey(stripConvert(item.Value)); ok {
 			d, err := time.ParseDuration(text)
 			if err != nil {
-				p.fail(exprRange(item.Value), fmt.Sprintf("resource %s: customTimeouts.%s: %v", r.Name(), key, err))
+				p.fail(exprRange(item.Value), fmt.Sprintf("resource %s: customTimeouts.%s: %v", name, key, err))
 				continue
 			}
 			value = fmt.Sprintf("%s.ofMillis(%d)", duration, d.Milliseconds())

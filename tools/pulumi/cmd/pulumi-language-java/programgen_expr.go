@@ -161,7 +161,7 @@ func (p *progGen) lift(g *sdkGen, e model.Expression, dest schema.Type, outputOK
 	_, _ = model.VisitExpression(e, model.IdentityVisitor, func(x model.Expression) (model.Expression, hcl.Diagnostics) {
 		if t, ok := x.(*model.ScopeTraversalExpression); ok && len(t.Parts) > 0 {
 			switch root := t.Parts[0].(type) {
-			case *pcl.Resource:
+			case *pcl.Resource, *pcl.ReadResource:
 				if len(t.Traversal) > 1 {
 					reads = append(reads, t)
 				}

@@ -35,7 +35,16 @@ func (p *progGen) traversal(e *model.ScopeTraversalExpression, outputOK bool) st
 			p.fail(exprRange(e), fmt.Sprintf("reference %s inside a list or map is not supported by the Java program generator", e.RootName))
 			return ""
 		}
-		return p.resourceOutput(e, root, rest)
+		return p.resourceOutput(e, root, root.Schema, rest)
+	case *pcl.ReadResource:
+		if len(rest) == 0 {
+			return p.names[root]
+		}
+		if !outputOK {
+			p.fail(exprRange(e), fmt.Sprintf("reference %s inside a list or map is not supported by the Java program generator", e.RootName))
+			return ""
+		}
+		return p.resourceOutput(e, root, root.Schema, rest)
 	case *pcl.Component:
 		if value, ok := p.componentOutput(root, rest); ok && outputOK {
 			return value
@@ -73,7 +82,7 @@ func indexKey(key cty.Value) string {
 // Output<T> for a required property and Output<Optional<T>> for another; inside an output type, T
 // for a required one, a list or map as is, Optional<T> for another: an optional step maps, and an
 // absent value ends as null, as the value PCL means.
-func (p *progGen) resourceOutput(e *model.ScopeTraversalExpression, r *pcl.Resource, path hcl.Traversal) string {
+func (p *progGen) resourceOutput(e *model.ScopeTraversalExpression, r pcl.Node, sch *schema.Resource, path hcl.Traversal) string {
 	first, ok := path[0].(hcl.TraverseAttr)
 	if !ok {
 		p.fail(exprRange(e), fmt.Sprintf("reference %s: an index of a resource is not supported by the Java program generator", e.RootName))
@@ -89,8 +98,8 @@ func (p *progGen) resourceOutput(e *model.ScopeTraversalExpression, r *pcl.Resou
 	}
 	base := name + "." + resourceAccessor(first.Name) + "()"
 	var prop *schema.Property
-	if r.Schema != nil {
-		for _, candidate := range r.Schema.Properties {
+	if sch != nil {
+		for _, candidate := range sch.Properties {
 			if candidate.Name == first.Name {
 				prop = candidate
 			}
