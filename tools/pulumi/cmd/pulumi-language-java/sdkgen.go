@@ -184,6 +184,10 @@ func (g *sdkGen) scanTypes() {
 			visit(t.ElementType, seen)
 		case *schema.MapType:
 			visit(t.ElementType, seen)
+		case *schema.UnionType:
+			for _, e := range t.ElementTypes {
+				visit(e, seen)
+			}
 		case *schema.ObjectType:
 			if t.PlainShape != nil {
 				t = t.PlainShape // one class per token, whichever shape is met
