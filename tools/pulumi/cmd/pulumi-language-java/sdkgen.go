@@ -94,6 +94,9 @@ func generateSDKFor(pkg *schema.Package, localDeps map[string]string) (map[strin
 			return nil, err
 		}
 	}
+	if err := g.genFunctions(); err != nil {
+		return nil, err
+	}
 	if err := g.genEnums(); err != nil {
 		return nil, err
 	}
@@ -137,10 +140,9 @@ func javaInfo(pkg *schema.Package) (javaPackageInfo, error) {
 func checkSupported(pkg *schema.Package) error {
 	var problems []string
 	for _, f := range pkg.Functions {
-		if f.IsMethod {
-			continue // see methods below
+		if why := functionUnsupported(f); why != "" {
+			problems = append(problems, why)
 		}
-		problems = append(problems, "function "+f.Token)
 	}
 	for _, r := range pkg.Resources {
 		if len(r.Methods) > 0 && !r.IsComponent { // a component's are left out, as pulumi-java does
@@ -218,6 +220,7 @@ func (g *sdkGen) scanTypes() {
 			}
 		}
 	}
+	g.functionTypes(func(t schema.Type) { visit(t, inputs) }, func(t schema.Type) { visit(t, outputs) })
 	g.inputTypes, g.outputTypes = sortedObjects(inputs), sortedObjects(outputs)
 }
 

@@ -1,0 +1,307 @@
+package main
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
+)
+
+// Functions (invokes), in the shape pulumi-java writes them: per module a <Module>Functions class
+// (the index module's named after the package) of static methods, each function's arguments an
+// InvokeArgs class inputs/<Name>Args (Output-valued) and inputs/<Name>PlainArgs (plain values),
+// its result the @CustomType class outputs/<Name>Result.
+
+// functionUnsupported says why this generator refuses function f, or "" when it writes it.
+func functionUnsupported(f *schema.Function) string {
+	if f.IsMethod {
+		return "" // a method is refused with its resource
+	}
+	if f.MultiArgumentInputs {
+		return "function " + f.Token + " (multi-argument inputs)"
+	}
+	if f.ReturnType != nil {
+		if _, isObject := f.ReturnType.(*schema.ObjectType); !isObject || f.Outputs == nil {
+			return "function " + f.Token + " (a return type that is not an object)"
+		}
+	}
+	return ""
+}
+
+// functionsClass is the class holding the functions of token's module: for the index module it
+// is named after the package, as pulumi-java names it.
+func (g *sdkGen) functionsClass(token string) string {
+	mod := g.pkg.TokenToModule(token)
+	name := g.pkg.Name
+	if mod != "" {
+		name = mod
+	}
+	parts := strings.FieldsFunc(name, func(r rune) bool { return r == '/' || r == '.' })
+	return g.modulePackage(token) + "." + title(ident(strings.ToLower(parts[len(parts)-1]))) + "Functions"
+}
+
+// functionName is the Java method name of a function: its token's last part, lower camel case.
+func functionName(token string) string {
+	m := memberName(token)
+	return accessor(strings.ToLower(m[:1]) + m[1:])
+}
+
+func (g *sdkGen) functionArgsClass(f *schema.Function, plain bool) string {
+	suffix := "Args"
+	if plain {
+		suffix = "PlainArgs"
+	}
+	return g.modulePackage(f.Token) + ".inputs." + memberName(f.Token) + suffix
+}
+
+func (g *sdkGen) functionResultClass(f *schema.Function) string {
+	return g.modulePackage(f.Token) + ".outputs." + memberName(f.Token) + "Result"
+}
+
+// functions are the package's functions this generator writes, in token order.
+func (g *sdkGen) functions() []*schema.Function {
+	var fns []*schema.Function
+	for _, f := range g.pkg.Functions {
+		if f.IsMethod || f.IsOverlay {
+			continue
+		}
+		fns = append(fns, f)
+	}
+	sort.Slice(fns, func(i, j int) bool { return fns[i].Token < fns[j].Token })
+	return fns
+}
+
+// functionTypes visits the types of the functions' arguments and results.
+func (g *sdkGen) functionTypes(input, output func(schema.Type)) {
+	for _, f := range g.functions() {
+		if f.Inputs != nil {
+			for _, p := range f.Inputs.Properties {
+				input(p.Type)
+			}
+		}
+		if f.Outputs != nil {
+			for _, p := range f.Outputs.Properties {
+				output(p.Type)
+			}
+		}
+	}
+}
+
+// hasObjects says whether t holds an object type: the plain arguments class is written only
+// without them, as this generator writes no plain classes of input object types.
+func hasObjects(t schema.Type) bool {
+	switch t := t.(type) {
+	case *schema.OptionalType:
+		return hasObjects(t.ElementType)
+	case *schema.InputType:
+		return hasObjects(t.ElementType)
+	case *schema.ArrayType:
+		return hasObjects(t.ElementType)
+	case *schema.MapType:
+		return hasObjects(t.ElementType)
+	case *schema.ObjectType, *schema.UnionType:
+		return true
+	}
+	return false
+}
+
+func (g *sdkGen) hasPlainArgs(f *schema.Function) bool {
+	if f.Inputs == nil {
+		return true
+	}
+	for _, p := range f.Inputs.Properties {
+		if hasObjects(p.Type) {
+			return false
+		}
+	}
+	return true
+}
+
+func (g *sdkGen) genFunctions() error {
+	byClass := map[string][]*schema.Function{}
+	var classes []string
+	for _, f := range g.functions() {
+		c := g.functionsClass(f.Token)
+		if _, ok := byClass[c]; !ok {
+			classes = append(classes, c)
+		}
+		byClass[c] = append(byClass[c], f)
+	}
+	sort.Strings(classes)
+	for _, c := range classes {
+		for _, f := range byClass[c] {
+			if err := g.genFunctionTypes(f); err != nil {
+				return err
+			}
+		}
+		g.genFunctionsClass(c, byClass[c])
+	}
+	return nil
+}
+
+func (g *sdkGen) genFunctionTypes(f *schema.Function) error {
+	var props []*schema.Property
+	if f.Inputs != nil {
+		props = f.Inputs.Properties
+	}
+	args := g.functionArgsClass(f, false)
+	if err := g.genArgsClass(args, "", props, false); err != nil {
+		return err
+	}
+	// genArgsClass writes a ResourceArgs; an invoke takes an InvokeArgs, which differs only in
+	// its base class.
+	p := path.Join("src", "main", "java", strings.ReplaceAll(args, ".", "/")+".java")
+	g.files[p] = []byte(strings.Replace(string(g.files[p]),
+		"extends com.pulumi.resources.ResourceArgs", "extends com.pulumi.resources.InvokeArgs", 1))
+	if g.hasPlainArgs(f) {
+		if err := g.genPlainArgsClass(g.functionArgsClass(f, true), props); err != nil {
+			return err
+		}
+	}
+	var outs []*schema.Property
+	if f.Outputs != nil {
+		outs = f.Outputs.Properties
+	}
+	return g.genOutputClass(g.functionResultClass(f), "", outs)
+}
+
+// genPlainArgsClass writes an InvokeArgs class of plain values with its Builder.
+func (g *sdkGen) genPlainArgsClass(class string, props []*schema.Property) error {
+	f := g.newFile(class)
+	name := f.class
+	nullable := f.ref("javax.annotation.Nullable")
+	type field struct {
+		p        *schema.Property
+		name     string
+		acc      string
+		t        jtype
+		required bool
+	}
+	fields := make([]field, len(props))
+	for i, p := range props {
+		t, err := g.javaType(p.Type, true)
+		if err != nil {
+			return fmt.Errorf("%s.%s: %w", name, p.Name, err)
+		}
+		fields[i] = field{p: p, name: ident(p.Name), acc: accessor(p.Name), t: t, required: p.IsRequired()}
+	}
+	f.printf("\npublic final class %s extends %s {\n\n", name, f.ref("com.pulumi.resources.InvokeArgs"))
+	f.printf("    public static final %[1]s Empty = new %[1]s();\n\n", name)
+	for _, fd := range fields {
+		f.printf("%s", javadoc("    ", fd.p.Comment, deprecated(fd.p.DeprecationMessage)))
+		imp := f.ref("com.pulumi.core.annotations.Import")
+		if fd.required {
+			f.printf("    @%s(name=%s, required=true)\n    private %s %s;\n\n", imp, javaString(fd.p.Name), fd.t.code(f), fd.name)
+			f.printf("    public %s %s() {\n        return this.%s;\n    }\n\n", fd.t.code(f), fd.acc, fd.name)
+		} else {
+			f.printf("    @%s(name=%s)\n    private @%s %s %s;\n\n", imp, javaString(fd.p.Name), nullable, fd.t.code(f), fd.name)
+			f.printf("    public %s<%s> %s() {\n        return %s.ofNullable(this.%s);\n    }\n\n",
+				f.ref("java.util.Optional"), fd.t.code(f), fd.acc, f.ref("java.util.Optional"), fd.name)
+		}
+	}
+	f.printf("    private %s() {}\n", name)
+	f.printf("\n    private %[1]s(%[1]s $) {\n", name)
+	for _, fd := range fields {
+		f.printf("        this.%[1]s = $.%[1]s;\n", fd.name)
+	}
+	f.printf("    }\n")
+	f.printf(`
+    public static Builder builder() {
+        return new Builder();
+    }
+    public static Builder builder(%[1]s defaults) {
+        return new Builder(defaults);
+    }
+
+    public static final class Builder {
+        private %[1]s $;
+
+        public Builder() {
+            $ = new %[1]s();
+        }
+
+        public Builder(%[1]s defaults) {
+            $ = new %[1]s(%[2]s.requireNonNull(defaults));
+        }
+`, name, f.ref("java.util.Objects"))
+	for _, fd := range fields {
+		ann := ""
+		if !fd.required {
+			ann = "@" + nullable + " "
+		}
+		f.printf("\n        public Builder %s(%s%s %s) {\n            $.%s = %s;\n            return this;\n        }\n",
+			fd.acc, ann, fd.t.code(f), fd.name, fd.name, fd.name)
+		if fd.t.isList() {
+			f.printf("\n        public Builder %s(%s... %s) {\n            return %s(%s.of(%s));\n        }\n",
+				fd.acc, fd.t.params[0].code(f), fd.name, fd.acc, f.ref("java.util.List"), fd.name)
+		}
+	}
+	f.printf("\n        public %s build() {\n", name)
+	for _, fd := range fields {
+		if fd.required {
+			f.printf("            if ($.%s == null) {\n                throw new %s(%s, %s);\n            }\n",
+				fd.name, f.ref("com.pulumi.exceptions.MissingRequiredPropertyException"),
+				javaString(name), javaString(fd.p.Name))
+		}
+	}
+	f.printf("            return $;\n        }\n    }\n\n}\n")
+	g.add(f)
+	return nil
+}
+
+func (g *sdkGen) genFunctionsClass(class string, fns []*schema.Function) {
+	f := g.newFile(class)
+	output := f.ref("com.pulumi.core.Output")
+	future := f.ref("java.util.concurrent.CompletableFuture")
+	options := f.ref("com.pulumi.deployment.InvokeOptions")
+	outputOptions := f.ref("com.pulumi.deployment.InvokeOutputOptions")
+	invoke := f.ref("com.pulumi.deployment.Deployment") + ".getInstance()"
+	shape := f.ref("com.pulumi.core.TypeShape")
+	utilities := f.ref(g.root + ".Utilities")
+	f.printf("public final class %s {\n", f.class)
+	for _, fn := range fns {
+		name := functionName(fn.Token)
+		args := f.ref(g.functionArgsClass(fn, false))
+		result := f.ref(g.functionResultClass(fn))
+		tok := javaString(fn.Token)
+		hasPlain := g.hasPlainArgs(fn)
+		plainArgs := ""
+		if hasPlain {
+			plainArgs = f.ref(g.functionArgsClass(fn, true))
+		}
+		doc := javadoc("    ", fn.Comment, deprecated(fn.DeprecationMessage))
+		// Without required arguments the arguments may be left out.
+		required := false
+		if fn.Inputs != nil {
+			for _, p := range fn.Inputs.Properties {
+				required = required || p.IsRequired()
+			}
+		}
+		if !required {
+			f.printf("%s    public static %s<%s> %s() {\n        return %s(%s.Empty, %s.Empty);\n    }\n",
+				doc, output, result, name, name, args, options)
+			if hasPlain {
+				f.printf("%s    public static %s<%s> %sPlain() {\n        return %sPlain(%s.Empty, %s.Empty);\n    }\n",
+					doc, future, result, name, name, plainArgs, options)
+			}
+		}
+		f.printf("%s    public static %s<%s> %s(%s args) {\n        return %s(args, %s.Empty);\n    }\n",
+			doc, output, result, name, args, name, options)
+		if hasPlain {
+			f.printf("%s    public static %s<%s> %sPlain(%s args) {\n        return %sPlain(args, %s.Empty);\n    }\n",
+				doc, future, result, name, plainArgs, name, options)
+		}
+		for _, o := range []string{options, outputOptions} {
+			f.printf("%s    public static %s<%s> %s(%s args, %s options) {\n        return %s.invoke(%s, %s.of(%s.class), args, %s.withVersion(options));\n    }\n",
+				doc, output, result, name, args, o, invoke, tok, shape, result, utilities)
+		}
+		if hasPlain {
+			f.printf("%s    public static %s<%s> %sPlain(%s args, %s options) {\n        return %s.invokeAsync(%s, %s.of(%s.class), args, %s.withVersion(options));\n    }\n",
+				doc, future, result, name, plainArgs, options, invoke, tok, shape, result, utilities)
+		}
+	}
+	f.printf("}\n")
+	g.add(f)
+}
