@@ -76,7 +76,7 @@ func (p *progGen) invoke(call *model.FunctionCallExpression, indent string) stri
 	if !ok {
 		return ""
 	}
-	if fn.Outputs == nil || functionUnsupported(fn) != "" {
+	if functionUnsupported(fn) != "" {
 		p.fail(exprRange(call), fmt.Sprintf("invoke of %s: a function the Java SDK generator does not write", fn.Token))
 		return ""
 	}
@@ -183,6 +183,9 @@ func (p *progGen) invokeResult(rng *hcl.Range, call *model.FunctionCallExpressio
 		return ""
 	}
 	var current schema.Type = fn.Outputs
+	if t := scalarReturn(fn); t != nil {
+		current = plainType(t)
+	}
 	optional := false
 	code := "_invoke"
 	for _, t := range path {

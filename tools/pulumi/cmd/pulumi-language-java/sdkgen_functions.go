@@ -22,12 +22,32 @@ func functionUnsupported(f *schema.Function) string {
 	if f.MultiArgumentInputs {
 		return "function " + f.Token + " (multi-argument inputs)"
 	}
-	if f.ReturnType != nil {
-		if _, isObject := f.ReturnType.(*schema.ObjectType); !isObject || f.Outputs == nil {
-			return "function " + f.Token + " (a return type that is not an object)"
-		}
-	}
 	return ""
+}
+
+// scalarReturn is the return type of a function that returns a value that is not an object (the
+// provider sends it as the one property of its result), or nil.
+func scalarReturn(f *schema.Function) schema.Type {
+	if f.ReturnType == nil {
+		return nil
+	}
+	if _, isObject := f.ReturnType.(*schema.ObjectType); isObject {
+		return nil
+	}
+	return f.ReturnType
+}
+
+// typeShape prints the TypeShape of t, its type arguments too (the SDK's deserializer reads them).
+func typeShape(f *javaFile, t jtype) string {
+	shape := f.ref("com.pulumi.core.TypeShape")
+	if len(t.params) == 0 {
+		return fmt.Sprintf("%s.of(%s.class)", shape, f.ref(t.class))
+	}
+	code := fmt.Sprintf("%s.<%s>builder(%s.class)", shape, t.code(f), f.ref(t.class))
+	for _, p := range t.params {
+		code += ".addParameter(" + typeShape(f, p) + ")"
+	}
+	return code + ".build()"
 }
 
 // functionsClass is the class holding the functions of token's module: for the index module it
@@ -81,7 +101,9 @@ func (g *sdkGen) functionTypes(input, output func(schema.Type)) {
 				input(p.Type)
 			}
 		}
-		if f.Outputs != nil {
+		if t := scalarReturn(f); t != nil {
+			output(t)
+		} else if f.Outputs != nil {
 			for _, p := range f.Outputs.Properties {
 				output(p.Type)
 			}
@@ -136,7 +158,9 @@ func (g *sdkGen) genFunctions() error {
 				return err
 			}
 		}
-		g.genFunctionsClass(c, byClass[c])
+		if err := g.genFunctionsClass(c, byClass[c]); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -159,6 +183,9 @@ func (g *sdkGen) genFunctionTypes(f *schema.Function) error {
 		if err := g.genPlainArgsClass(g.functionArgsClass(f, true), props); err != nil {
 			return err
 		}
+	}
+	if scalarReturn(f) != nil {
+		return nil // no result class: the value is returned as it is
 	}
 	var outs []*schema.Property
 	if f.Outputs != nil {
@@ -251,21 +278,33 @@ func (g *sdkGen) genPlainArgsClass(class string, props []*schema.Property) error
 	return nil
 }
 
-func (g *sdkGen) genFunctionsClass(class string, fns []*schema.Function) {
+func (g *sdkGen) genFunctionsClass(class string, fns []*schema.Function) error {
 	f := g.newFile(class)
 	output := f.ref("com.pulumi.core.Output")
 	future := f.ref("java.util.concurrent.CompletableFuture")
 	options := f.ref("com.pulumi.deployment.InvokeOptions")
 	outputOptions := f.ref("com.pulumi.deployment.InvokeOutputOptions")
 	invoke := f.ref("com.pulumi.deployment.Deployment") + ".getInstance()"
-	shape := f.ref("com.pulumi.core.TypeShape")
 	utilities := f.ref(g.root + ".Utilities")
 	f.printf("public final class %s {\n", f.class)
 	for _, fn := range fns {
 		name := functionName(fn.Token)
 		args := f.ref(g.functionArgsClass(fn, false))
-		result := f.ref(g.functionResultClass(fn))
 		tok := javaString(fn.Token)
+		var result, shape, unwrap string
+		if t := scalarReturn(fn); t != nil {
+			jt, err := g.javaType(t, false)
+			if err != nil {
+				return fmt.Errorf("function %s: %w", fn.Token, err)
+			}
+			// The result is read as a map of its one property, whose value is returned.
+			result = jt.code(f)
+			shape = typeShape(f, jtype{class: "java.util.Map", params: []jtype{{class: "java.lang.String"}, jt}})
+			unwrap = "(_m -> _m.isEmpty() ? null : _m.values().iterator().next())"
+		} else {
+			result = f.ref(g.functionResultClass(fn))
+			shape = fmt.Sprintf("%s.of(%s.class)", f.ref("com.pulumi.core.TypeShape"), result)
+		}
 		hasPlain := g.hasPlainArgs(fn)
 		plainArgs := ""
 		if hasPlain {
@@ -293,15 +332,20 @@ func (g *sdkGen) genFunctionsClass(class string, fns []*schema.Function) {
 			f.printf("%s    public static %s<%s> %sPlain(%s args) {\n        return %sPlain(args, %s.Empty);\n    }\n",
 				doc, future, result, name, plainArgs, name, options)
 		}
+		apply, thenApply := "", ""
+		if unwrap != "" {
+			apply, thenApply = ".applyValue"+unwrap, ".thenApply"+unwrap
+		}
 		for _, o := range []string{options, outputOptions} {
-			f.printf("%s    public static %s<%s> %s(%s args, %s options) {\n        return %s.invoke(%s, %s.of(%s.class), args, %s.withVersion(options));\n    }\n",
-				doc, output, result, name, args, o, invoke, tok, shape, result, utilities)
+			f.printf("%s    public static %s<%s> %s(%s args, %s options) {\n        return %s.invoke(%s, %s, args, %s.withVersion(options))%s;\n    }\n",
+				doc, output, result, name, args, o, invoke, tok, shape, utilities, apply)
 		}
 		if hasPlain {
-			f.printf("%s    public static %s<%s> %sPlain(%s args, %s options) {\n        return %s.invokeAsync(%s, %s.of(%s.class), args, %s.withVersion(options));\n    }\n",
-				doc, future, result, name, plainArgs, options, invoke, tok, shape, result, utilities)
+			f.printf("%s    public static %s<%s> %sPlain(%s args, %s options) {\n        return %s.invokeAsync(%s, %s, args, %s.withVersion(options))%s;\n    }\n",
+				doc, future, result, name, plainArgs, options, invoke, tok, shape, utilities, thenApply)
 		}
 	}
 	f.printf("}\n")
 	g.add(f)
+	return nil
 }

@@ -29,6 +29,9 @@ func functionSpec(t *testing.T) schema.PackageSpec {
 				Required: []string{"value"},
 			},
 		},
+		"chatbot:index:count": {
+			ReturnType: &schema.ReturnTypeSpec{TypeSpec: &schema.TypeSpec{Type: "array", Items: &schema.TypeSpec{Type: "integer"}}},
+		},
 		"chatbot:stories:listAll": {
 			Outputs: &schema.ObjectTypeSpec{
 				Properties: map[string]schema.PropertySpec{"ids": {TypeSpec: schema.TypeSpec{Type: "array", Items: &str}}},
@@ -72,6 +75,21 @@ func TestSDKFunctions(t *testing.T) {
 	result := string(files[javaDir+"outputs/GetThingResult.java"])
 	if !strings.Contains(result, "@CustomType") || !strings.Contains(result, "public Optional<String> note()") {
 		t.Errorf("GetThingResult.java:\n%s", result)
+	}
+	// A value that is not an object is read as the one property of the result.
+	for _, want := range []string{
+		"public static Output<List<Integer>> count() {",
+		`return Deployment.getInstance().invoke("chatbot:index:count", TypeShape.<Map<String,List<Integer>>>builder(Map.class)` +
+			".addParameter(TypeShape.of(String.class)).addParameter(TypeShape.<List<Integer>>builder(List.class)" +
+			".addParameter(TypeShape.of(Integer.class)).build()).build(), args, Utilities.withVersion(options))" +
+			".applyValue(_m -> _m.isEmpty() ? null : _m.values().iterator().next());",
+	} {
+		if !strings.Contains(fns, want) {
+			t.Errorf("ChatbotFunctions.java lacks %q:\n%s", want, fns)
+		}
+	}
+	if _, ok := files[javaDir+"outputs/CountResult.java"]; ok {
+		t.Errorf("a result class for a function returning a list")
 	}
 	// A module's functions are its <Module>Functions; without arguments they may be left out.
 	stories := string(files[javaDir+"stories/StoriesFunctions.java"])

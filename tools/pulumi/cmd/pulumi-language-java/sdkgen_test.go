@@ -258,11 +258,14 @@ func TestSDKDeterministic(t *testing.T) {
 	}
 }
 
-// A function returning a scalar is not written yet: it is refused by name.
+// A function of multi-argument inputs is not written yet: it is refused by name.
 func TestSDKRefusesFunctions(t *testing.T) {
 	spec := testSpec(t)
 	spec.Functions = map[string]schema.FunctionSpec{"chatbot:index:getThing": {
-		ReturnType: &schema.ReturnTypeSpec{TypeSpec: &schema.TypeSpec{Type: "string"}},
+		Inputs: &schema.ObjectTypeSpec{Properties: map[string]schema.PropertySpec{
+			"a": {TypeSpec: schema.TypeSpec{Type: "string"}},
+		}},
+		MultiArgumentInputs: []string{"a"},
 	}}
 	_, err := generateSDK(bindSpec(t, spec))
 	if err == nil || !strings.Contains(err.Error(), "function chatbot:index:getThing") {
