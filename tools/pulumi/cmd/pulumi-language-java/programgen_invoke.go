@@ -153,7 +153,9 @@ func (p *progGen) invokeOptions(o *model.ObjectConsExpression, indent string) st
 	if len(setters) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s.builder()\n%s\n%s.build()", p.f.ref("com.pulumi.deployment.InvokeOutputOptions"),
+	// InvokeOutputOptions has no builder() of its own: the one it inherits builds InvokeOptions,
+	// which take no dependsOn.
+	return fmt.Sprintf("new %s.Builder()\n%s\n%s.build()", p.f.ref("com.pulumi.deployment.InvokeOutputOptions"),
 		strings.Join(setters, "\n"), indent)
 }
 

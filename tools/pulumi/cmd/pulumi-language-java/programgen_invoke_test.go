@@ -41,7 +41,7 @@ output "note" {
 	for _, want := range []string{
 		"import com.pulumichatbot.chatbot.ChatbotFunctions;",
 		"final var data = ChatbotFunctions.getThing(GetThingArgs.builder()",
-		"InvokeOutputOptions.builder()\n",
+		"new InvokeOutputOptions.Builder()\n",
 		".provider(provider)\n",
 		`ctx.export("value", data.applyValue(_invoke -> _invoke.value()));`,
 		// An optional field of the result is its value or null.
