@@ -103,7 +103,7 @@ func (p *progGen) invoke(call *model.FunctionCallExpression, indent string) stri
 	}
 	args := p.builder(g, argsClass, props, attrs, indent)
 	if args == "" {
-		args = p.f.ref(argsClass) + ".Empty"
+		args = p.f.ref(argsClass) + ".builder().build()" // not Empty: build() applies the defaults
 	}
 	opts := ""
 	if o, ok := pcl.InvokeOptions(call); ok {

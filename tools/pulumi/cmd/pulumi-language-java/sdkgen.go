@@ -1052,6 +1052,9 @@ func (g *sdkGen) genArgsClass(class, comment string, props []*schema.Property, a
 		}
 	}
 	f.printf("\n        public %s build() {\n", name)
+	if err := g.genDefaults(f, props, fieldNames(fields, func(fd field) string { return fd.name }), fieldTypes(fields, func(fd field) jtype { return fd.t }), true); err != nil {
+		return err
+	}
 	for _, fd := range fields {
 		// Where this generator differs from pulumi-java: a secret input is sealed here, as the Go
 		// and Python SDKs seal it (pulumi.ToSecret), so a plain value given for it never reaches

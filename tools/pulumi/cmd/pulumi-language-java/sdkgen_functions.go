@@ -266,6 +266,9 @@ func (g *sdkGen) genPlainArgsClass(class string, props []*schema.Property) error
 		}
 	}
 	f.printf("\n        public %s build() {\n", name)
+	if err := g.genDefaults(f, props, fieldNames(fields, func(fd field) string { return fd.name }), fieldTypes(fields, func(fd field) jtype { return fd.t }), false); err != nil {
+		return err
+	}
 	for _, fd := range fields {
 		if fd.required {
 			f.printf("            if ($.%s == null) {\n                throw new %s(%s, %s);\n            }\n",
@@ -319,10 +322,11 @@ func (g *sdkGen) genFunctionsClass(class string, fns []*schema.Function) error {
 			}
 		}
 		if !required {
-			f.printf("%s    public static %s<%s> %s() {\n        return %s(%s.Empty, %s.Empty);\n    }\n",
+			// Built, not Empty: build() applies the defaults.
+			f.printf("%s    public static %s<%s> %s() {\n        return %s(%s.builder().build(), %s.Empty);\n    }\n",
 				doc, output, result, name, name, args, options)
 			if hasPlain {
-				f.printf("%s    public static %s<%s> %sPlain() {\n        return %sPlain(%s.Empty, %s.Empty);\n    }\n",
+				f.printf("%s    public static %s<%s> %sPlain() {\n        return %sPlain(%s.builder().build(), %s.Empty);\n    }\n",
 					doc, future, result, name, name, plainArgs, options)
 			}
 		}
@@ -348,4 +352,87 @@ func (g *sdkGen) genFunctionsClass(class string, fns []*schema.Function) error {
 	f.printf("}\n")
 	g.add(f)
 	return nil
+}
+
+// defaultValue is the Java expression of p's schema default as a plain value of Java type t (an
+// environment variable it names first, then its value), or ok false when it has none. absent
+// says the expression is an Optional, empty when no variable is set and there is no value.
+func (g *sdkGen) defaultValue(f *javaFile, p *schema.Property, t jtype) (code string, optional, ok bool, err error) {
+	dv := p.DefaultValue
+	if dv == nil || (dv.Value == nil && len(dv.Environment) == 0) {
+		return "", false, false, nil
+	}
+	lit := ""
+	if dv.Value != nil {
+		if lit, err = javaLiteral(dv.Value); err != nil {
+			return "", false, false, fmt.Errorf("%s: %w", p.Name, err)
+		}
+		switch t.class {
+		case "java.lang.Double":
+			if !strings.ContainsAny(lit, ".eEIN") {
+				lit += ".0" // a whole number is an int literal in Java
+			}
+		case "java.lang.Boolean", "java.lang.Integer", "java.lang.String":
+		default:
+			return "", false, false, nil // an enum's or other type's default is not applied
+		}
+	}
+	getEnv := map[string]string{"java.lang.String": "getEnv", "java.lang.Boolean": "getEnvBoolean",
+		"java.lang.Integer": "getEnvInteger", "java.lang.Double": "getEnvDouble"}[t.class]
+	if len(dv.Environment) == 0 || getEnv == "" {
+		return lit, false, lit != "", nil
+	}
+	names := make([]string, len(dv.Environment))
+	for i, n := range dv.Environment {
+		names[i] = javaString(n)
+	}
+	code = fmt.Sprintf("%s.%s(%s)", f.ref(g.root+".Utilities"), getEnv, strings.Join(names, ", "))
+	if lit == "" {
+		return code, true, true, nil
+	}
+	return code + ".orElse(" + lit + ")", false, true, nil
+}
+
+// genDefaults prints, in a builder's build(), the defaults of the fields left unset; output says
+// the fields are Outputs.
+func (g *sdkGen) genDefaults(f *javaFile, props []*schema.Property, names []string, types []jtype, output bool) error {
+	for i, p := range props {
+		code, optional, ok, err := g.defaultValue(f, p, types[i])
+		if err != nil || !ok {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		wrap := func(v string) string { return v }
+		if output {
+			out := f.ref("com.pulumi.core.Output")
+			wrap = func(v string) string { return out + ".of(" + v + ")" }
+			if optional {
+				code += ".map(" + out + "::of)"
+			}
+		}
+		if optional {
+			f.printf("            if ($.%[1]s == null) {\n                $.%[1]s = %[2]s.orElse(null);\n            }\n", names[i], code)
+		} else {
+			f.printf("            if ($.%[1]s == null) {\n                $.%[1]s = %[2]s;\n            }\n", names[i], wrap(code))
+		}
+	}
+	return nil
+}
+
+func fieldNames[F any](fields []F, name func(F) string) []string {
+	out := make([]string, len(fields))
+	for i, fd := range fields {
+		out[i] = name(fd)
+	}
+	return out
+}
+
+func fieldTypes[F any](fields []F, typ func(F) jtype) []jtype {
+	out := make([]jtype, len(fields))
+	for i, fd := range fields {
+		out[i] = typ(fd)
+	}
+	return out
 }

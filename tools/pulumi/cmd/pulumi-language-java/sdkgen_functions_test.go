@@ -17,6 +17,7 @@ func functionSpec(t *testing.T) schema.PackageSpec {
 			Inputs: &schema.ObjectTypeSpec{
 				Properties: map[string]schema.PropertySpec{
 					"name": {TypeSpec: str},
+					"size": {TypeSpec: schema.TypeSpec{Type: "number"}, Default: 2.0},
 					"tags": {TypeSpec: schema.TypeSpec{Type: "array", Items: &str}},
 				},
 				Required: []string{"name"},
@@ -67,7 +68,14 @@ func TestSDKFunctions(t *testing.T) {
 	if !strings.Contains(args, "extends com.pulumi.resources.InvokeArgs") || !strings.Contains(args, "public Builder name(Output<String> name)") {
 		t.Errorf("GetThingArgs.java is not an InvokeArgs of Outputs:\n%s", args)
 	}
+	// A default is applied in build() to what is left unset.
+	if !strings.Contains(args, "if ($.size == null) {\n                $.size = Output.of(2.0);") {
+		t.Errorf("GetThingArgs.java does not apply the default of size:\n%s", args)
+	}
 	plain := string(files[javaDir+"inputs/GetThingPlainArgs.java"])
+	if !strings.Contains(plain, "if ($.size == null) {\n                $.size = 2.0;") {
+		t.Errorf("GetThingPlainArgs.java does not apply the default of size:\n%s", plain)
+	}
 	if !strings.Contains(plain, "extends InvokeArgs") || !strings.Contains(plain, "public Builder name(String name)") ||
 		!strings.Contains(plain, "public Builder tags(String... tags)") {
 		t.Errorf("GetThingPlainArgs.java is not an InvokeArgs of plain values:\n%s", plain)
