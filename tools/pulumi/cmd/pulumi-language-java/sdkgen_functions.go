@@ -364,7 +364,11 @@ func (g *sdkGen) defaultValue(f *javaFile, p *schema.Property, t jtype) (code st
 	}
 	lit := ""
 	if dv.Value != nil {
-		if lit, err = javaLiteral(dv.Value); err != nil {
+		v := dv.Value
+		if i, isInt32 := v.(int32); isInt32 { // the binder's integers
+			v = int64(i)
+		}
+		if lit, err = javaLiteral(v); err != nil {
 			return "", false, false, fmt.Errorf("%s: %w", p.Name, err)
 		}
 		switch t.class {
