@@ -883,9 +883,9 @@ func (g *sdkGen) genResource(r *schema.Resource, class, argsClass, stateClass st
      * @param options A bag of options that control this resource's behavior.
      */
     public %[1]s(java.lang.String name, %[3]s args, %[4]s %[5]s options) {
-        super(%[6]s, name, args == null ? %[2]s.Empty : args, makeResourceOptions(options, %[7]s.empty()));
+        super(%[6]s, name, %[8]s, makeResourceOptions(options, %[7]s.empty()));
     }
-`, name, args, argsType, nullable, options, javaString(token), codegen)
+`, name, args, argsType, nullable, options, javaString(token), codegen, argsWithDefaults(r.InputProperties, args))
 	if stateClass != "" {
 		f.printf(`
     private %[1]s(java.lang.String name, %[2]s<java.lang.String> id, %[3]s %[4]s state, %[3]s %[5]s options) {

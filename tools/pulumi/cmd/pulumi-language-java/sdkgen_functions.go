@@ -440,3 +440,14 @@ func fieldTypes[F any](fields []F, typ func(F) jtype) []jtype {
 	}
 	return out
 }
+
+// argsWithDefaults is how a resource's constructor passes its args on: rebuilt, when some
+// property has a default, so that build() applies the defaults to args left unset or null.
+func argsWithDefaults(props []*schema.Property, argsClass string) string {
+	for _, p := range props {
+		if p.DefaultValue != nil {
+			return fmt.Sprintf("%[1]s.builder(args == null ? %[1]s.Empty : args).build()", argsClass)
+		}
+	}
+	return fmt.Sprintf("args == null ? %s.Empty : args", argsClass)
+}
