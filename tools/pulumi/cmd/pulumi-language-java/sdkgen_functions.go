@@ -15,12 +15,10 @@ import (
 // its result the @CustomType class outputs/<Name>Result.
 
 // functionUnsupported says why this generator refuses function f, or "" when it writes it.
+// Multi-argument inputs are written as one Args class, as the provider receives them.
 func functionUnsupported(f *schema.Function) string {
 	if f.IsMethod {
 		return "" // a method is refused with its resource
-	}
-	if f.MultiArgumentInputs {
-		return "function " + f.Token + " (multi-argument inputs)"
 	}
 	return ""
 }
