@@ -22,6 +22,15 @@ output "value" {
     value = data.value
 }
 
+resource hook "chatbot:index:WebhookConnection" {
+    storyId = "0123456789abcdef01234567"
+    url = "https://example.com/hook"
+}
+
+output "secretValue" {
+    value = invoke("chatbot:index:getThing", { name = secret(hook.url) }).value
+}
+
 output "note" {
     value = invoke("chatbot:index:getThing", { name = "b", tags = ["x"] }).note
 }
@@ -47,6 +56,8 @@ output "note" {
 		// An optional field of the result is its value or null.
 		".build()).applyValue(_invoke -> _invoke.note().orElse(null))",
 		".tags(\n",
+		// An output made secret stays an Output.
+		".name(hook.url().asSecret())",
 	} {
 		if !strings.Contains(code, want) {
 			t.Errorf("the program lacks %q:\n%s", want, code)
