@@ -32,6 +32,7 @@ func generateProgram(program *pcl.Program) (map[string][]byte, hcl.Diagnostics, 
 		sdks:  map[string]*sdkGen{},
 		names: map[pcl.Node]string{},
 	}
+	p.program = program // invokes look their functions up in its packages
 	// Java names for the program's variables, first, so that references print them.
 	taken := map[string]bool{"ctx": true, "args": true, "config": true}
 	for _, n := range program.Nodes {
@@ -99,6 +100,7 @@ type progGen struct {
 	vars       map[*model.Variable]string  // a for expression's variables, by their Java names
 	sdks       map[string]*sdkGen
 	names      map[pcl.Node]string
+	program    *pcl.Program
 	diags      hcl.Diagnostics
 
 	// Local components (programgen_localcomponents.go): their classes by name, and in one's
@@ -271,7 +273,12 @@ func (p *progGen) exprIn(g *sdkGen, e model.Expression, dest schema.Type, output
 					"make the whole list or map secret")
 				return ""
 			}
+			if model.ContainsOutputs(e.Args[0].Type()) { // an output made secret: invoke({x = secret(res.out)})
+				return p.exprIn(g, e.Args[0], dest, true, indent) + ".asSecret()"
+			}
 			return fmt.Sprintf("%s.ofSecret(%s)", p.f.ref("com.pulumi.core.Output"), p.exprIn(g, e.Args[0], dest, false, indent))
+		case pcl.Invoke:
+			return p.invoke(e, indent)
 		}
 		if code, ok := p.builtin(g, e, indent); ok {
 			return code
@@ -323,6 +330,10 @@ func (p *progGen) exprIn(g *sdkGen, e model.Expression, dest schema.Type, output
 		return p.object(g, e, dest, indent)
 	case *model.ScopeTraversalExpression:
 		return p.traversal(e, outputOK)
+	case *model.RelativeTraversalExpression:
+		if call, ok := invokeCall(e.Source); ok {
+			return p.invokeResult(exprRange(e), call, p.exprIn(g, e.Source, nil, true, indent), e.Traversal)
+		}
 	}
 	p.fail(exprRange(e), fmt.Sprintf("expression %T is not supported by the Java program generator", e))
 	return ""

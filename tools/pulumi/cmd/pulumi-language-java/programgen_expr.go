@@ -148,7 +148,7 @@ func (p *progGen) lift(g *sdkGen, e model.Expression, dest schema.Type, outputOK
 	case *model.TupleConsExpression, *model.ObjectConsExpression:
 		// A list or map with outputs in it: Java's List.of and Map.of take plain values.
 	case *model.FunctionCallExpression:
-		if e.Name == pcl.IntrinsicConvert || e.Name == "secret" {
+		if e.Name == pcl.IntrinsicConvert || e.Name == "secret" || e.Name == pcl.Invoke {
 			return "", false
 		}
 	default:

@@ -90,6 +90,7 @@ func (p *progGen) componentClass(c *pcl.Component, class string) ([]byte, bool) 
 		names:     map[pcl.Node]string{},
 		parent:    "this",
 		namedFrom: "name",
+		program:   c.Program, // its invokes' packages
 	}
 	taken := map[string]bool{"name": true, "args": true, "options": true, "config": true, "ctx": true}
 	var configs []*pcl.ConfigVariable

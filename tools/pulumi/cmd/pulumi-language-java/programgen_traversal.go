@@ -51,6 +51,9 @@ func (p *progGen) traversal(e *model.ScopeTraversalExpression, outputOK bool) st
 		}
 	case *pcl.LocalVariable, *pcl.ConfigVariable:
 		name := p.names[root.(pcl.Node)]
+		if call, ok := invokeCall(e); ok && len(rest) > 0 {
+			return p.invokeResult(exprRange(e), call, name, rest)
+		}
 		code := ""
 		for _, t := range rest {
 			switch t := t.(type) {

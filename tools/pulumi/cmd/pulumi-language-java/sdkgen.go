@@ -94,6 +94,9 @@ func generateSDKFor(pkg *schema.Package, localDeps map[string]string) (map[strin
 			return nil, err
 		}
 	}
+	if err := g.genFunctions(); err != nil {
+		return nil, err
+	}
 	if err := g.genEnums(); err != nil {
 		return nil, err
 	}
@@ -137,10 +140,9 @@ func javaInfo(pkg *schema.Package) (javaPackageInfo, error) {
 func checkSupported(pkg *schema.Package) error {
 	var problems []string
 	for _, f := range pkg.Functions {
-		if f.IsMethod {
-			continue // see methods below
+		if why := functionUnsupported(f); why != "" {
+			problems = append(problems, why)
 		}
-		problems = append(problems, "function "+f.Token)
 	}
 	for _, r := range pkg.Resources {
 		if len(r.Methods) > 0 && !r.IsComponent { // a component's are left out, as pulumi-java does
@@ -222,6 +224,7 @@ func (g *sdkGen) scanTypes() {
 			}
 		}
 	}
+	g.functionTypes(func(t schema.Type) { visit(t, inputs) }, func(t schema.Type) { visit(t, outputs) })
 	g.inputTypes, g.outputTypes = sortedObjects(inputs), sortedObjects(outputs)
 }
 
@@ -884,9 +887,9 @@ func (g *sdkGen) genResource(r *schema.Resource, class, argsClass, stateClass st
      * @param options A bag of options that control this resource's behavior.
      */
     public %[1]s(java.lang.String name, %[3]s args, %[4]s %[5]s options) {
-        super(%[6]s, name, args == null ? %[2]s.Empty : args, makeResourceOptions(options, %[7]s.empty()));
+        super(%[6]s, name, %[8]s, makeResourceOptions(options, %[7]s.empty()));
     }
-`, name, args, argsType, nullable, options, javaString(token), codegen)
+`, name, args, argsType, nullable, options, javaString(token), codegen, argsWithDefaults(r.InputProperties, args))
 	if stateClass != "" {
 		f.printf(`
     private %[1]s(java.lang.String name, %[2]s<java.lang.String> id, %[3]s %[4]s state, %[3]s %[5]s options) {
@@ -1053,6 +1056,9 @@ func (g *sdkGen) genArgsClass(class, comment string, props []*schema.Property, a
 		}
 	}
 	f.printf("\n        public %s build() {\n", name)
+	if err := g.genDefaults(f, props, fieldNames(fields, func(fd field) string { return fd.name }), fieldTypes(fields, func(fd field) jtype { return fd.t }), true); err != nil {
+		return err
+	}
 	for _, fd := range fields {
 		// Where this generator differs from pulumi-java: a secret input is sealed here, as the Go
 		// and Python SDKs seal it (pulumi.ToSecret), so a plain value given for it never reaches

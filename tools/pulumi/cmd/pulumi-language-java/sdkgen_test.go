@@ -258,11 +258,20 @@ func TestSDKDeterministic(t *testing.T) {
 	}
 }
 
+// A function of multi-argument inputs is written with one Args class, as the provider gets them.
 func TestSDKRefusesFunctions(t *testing.T) {
 	spec := testSpec(t)
-	spec.Functions = map[string]schema.FunctionSpec{"chatbot:index:getThing": {}}
-	_, err := generateSDK(bindSpec(t, spec))
-	if err == nil || !strings.Contains(err.Error(), "function chatbot:index:getThing") {
-		t.Errorf("a schema with a function: %v, want an error naming it", err)
+	spec.Functions = map[string]schema.FunctionSpec{"chatbot:index:getThing": {
+		Inputs: &schema.ObjectTypeSpec{Properties: map[string]schema.PropertySpec{
+			"a": {TypeSpec: schema.TypeSpec{Type: "string"}},
+		}},
+		MultiArgumentInputs: []string{"a"},
+	}}
+	files, err := generateSDK(bindSpec(t, spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := files[javaDir+"inputs/GetThingArgs.java"]; !ok {
+		t.Errorf("no GetThingArgs for a function of multi-argument inputs")
 	}
 }
