@@ -273,9 +273,6 @@ func (p *progGen) exprIn(g *sdkGen, e model.Expression, dest schema.Type, output
 					"make the whole list or map secret")
 				return ""
 			}
-			if model.ContainsOutputs(e.Args[0].Type()) { // an output made secret: invoke({x = secret(res.out)})
-				return p.exprIn(g, e.Args[0], dest, true, indent) + ".asSecret()"
-			}
 			return fmt.Sprintf("%s.ofSecret(%s)", p.f.ref("com.pulumi.core.Output"), p.exprIn(g, e.Args[0], dest, false, indent))
 		case pcl.Invoke:
 			return p.invoke(e, indent)
