@@ -579,17 +579,22 @@ func (p *progGen) config(c *pcl.ConfigVariable) string {
 	case c.DefaultValue == nil && !c.Nullable:
 		value = fmt.Sprintf("config.require%s%s(%s)", secret, kind, args)
 	default:
+		// A default that is an output (an invoke's result) is the value set, or else it.
+		outputDefault := c.DefaultValue != nil && model.ContainsOutputs(c.DefaultValue.Type()) && !c.Secret
 		orElse := "null"
 		if c.DefaultValue != nil {
-			orElse = p.expr(c.DefaultValue, typ, false)
+			orElse = p.exprIn(nil, c.DefaultValue, typ, outputDefault, "            ")
 		}
 		getter := "get" + secret + kind
 		if kind == "" && c.Secret {
 			getter = "getSecret"
 		}
-		if c.Secret {
+		switch {
+		case outputDefault:
+			value = fmt.Sprintf("config.%s(%s).map(%s::of).orElse(%s)", getter, args, p.f.ref("com.pulumi.core.Output"), orElse)
+		case c.Secret:
 			value = fmt.Sprintf("config.%s(%s).applyValue(v -> v.orElse(%s))", getter, args, orElse)
-		} else {
+		default:
 			value = fmt.Sprintf("config.%s(%s).orElse(%s)", getter, args, orElse)
 		}
 	}
