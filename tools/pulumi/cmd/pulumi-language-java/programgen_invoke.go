@@ -188,47 +188,9 @@ func (p *progGen) invokeResult(rng *hcl.Range, call *model.FunctionCallExpressio
 	if t := scalarReturn(fn); t != nil {
 		current = plainType(t)
 	}
-	optional := false
-	code := "_invoke"
-	for _, t := range path {
-		var step string
-		stepOptional := false
-		switch t := t.(type) {
-		case hcl.TraverseAttr:
-			obj, ok := current.(*schema.ObjectType)
-			if !ok {
-				p.fail(rng, fmt.Sprintf("invoke of %s: .%s of a value that is not an object", fn.Token, t.Name))
-				return ""
-			}
-			q, _ := obj.Property(t.Name)
-			if q == nil {
-				p.fail(rng, fmt.Sprintf("invoke of %s: %s has no property %s", fn.Token, obj.Token, t.Name))
-				return ""
-			}
-			step = accessor(t.Name) + "()"
-			current = plainType(q.Type)
-			_, isList := current.(*schema.ArrayType)
-			_, isMap := current.(*schema.MapType)
-			stepOptional = !q.IsRequired() && !isList && !isMap
-		case hcl.TraverseIndex:
-			step = "get(" + indexKey(t.Key) + ")"
-			current = elementType(current)
-		default:
-			p.fail(rng, fmt.Sprintf("invoke of %s: a step %T is not supported by the Java program generator", fn.Token, t))
-			return ""
-		}
-		switch {
-		case optional && stepOptional:
-			code += ".flatMap(x -> x." + step + ")"
-		case optional:
-			code += ".map(x -> x." + step + ")"
-		default:
-			code += "." + step
-			optional = stepOptional
-		}
-	}
-	if optional {
-		code += ".orElse(null)"
+	code, ok := p.valuePath(rng, "invoke of "+fn.Token, "_invoke", current, false, path)
+	if !ok {
+		return ""
 	}
 	return base + ".applyValue(_invoke -> " + code + ")"
 }

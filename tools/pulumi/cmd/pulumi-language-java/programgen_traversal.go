@@ -27,24 +27,19 @@ func (p *progGen) traversal(e *model.ScopeTraversalExpression, outputOK bool) st
 		return p.vars[v]
 	}
 	switch root := e.Parts[0].(type) {
-	case *pcl.Resource:
+	case *pcl.Resource, *pcl.ReadResource:
+		node := root.(pcl.Node)
 		if len(rest) == 0 {
-			return p.names[root]
+			return p.names[node]
 		}
 		if !outputOK {
 			p.fail(exprRange(e), fmt.Sprintf("reference %s inside a list or map is not supported by the Java program generator", e.RootName))
 			return ""
 		}
-		return p.resourceOutput(e, root, root.Schema, rest)
-	case *pcl.ReadResource:
-		if len(rest) == 0 {
-			return p.names[root]
+		if r, ok := root.(*pcl.Resource); ok {
+			return p.resourceOutput(e, node, r.Schema, rest)
 		}
-		if !outputOK {
-			p.fail(exprRange(e), fmt.Sprintf("reference %s inside a list or map is not supported by the Java program generator", e.RootName))
-			return ""
-		}
-		return p.resourceOutput(e, root, root.Schema, rest)
+		return p.resourceOutput(e, node, root.(*pcl.ReadResource).Schema, rest)
 	case *pcl.Component:
 		if value, ok := p.componentOutput(root, rest); ok && outputOK {
 			return value
@@ -118,23 +113,35 @@ func (p *progGen) resourceOutput(e *model.ScopeTraversalExpression, r pcl.Node, 
 	if value, ok := p.resourceRefProperty(r, prop, path); ok {
 		return value
 	}
-	optional := !prop.IsRequired()
-	current := plainType(prop.Type)
-	code := "v"
-	for _, t := range path[1:] {
+	code, ok := p.valuePath(exprRange(e), "reference "+e.RootName, "v", plainType(prop.Type), !prop.IsRequired(), path[1:])
+	if !ok {
+		return ""
+	}
+	if code == "v" {
+		return base
+	}
+	return base + ".applyValue(v -> " + code + ")"
+}
+
+// valuePath prints the Java that reads path from a value (named code) of schema type current,
+// as the SDK's classes give it: a required property as is, a list or map as is (empty when
+// absent), another as an Optional, whose later steps are mapped and which ends as null when
+// absent. what names the reference in a diagnostic; ok is false after one.
+func (p *progGen) valuePath(rng *hcl.Range, what, code string, current schema.Type, optional bool, path hcl.Traversal) (string, bool) {
+	for _, t := range path {
 		var step string
 		stepOptional := false
 		switch t := t.(type) {
 		case hcl.TraverseAttr:
 			obj, ok := current.(*schema.ObjectType)
 			if !ok {
-				p.fail(exprRange(e), fmt.Sprintf("reference %s: .%s of a value that is not an object", e.RootName, t.Name))
-				return ""
+				p.fail(rng, fmt.Sprintf("%s: .%s of a value that is not an object", what, t.Name))
+				return "", false
 			}
 			q, _ := obj.Property(t.Name)
 			if q == nil {
-				p.fail(exprRange(e), fmt.Sprintf("reference %s: %s has no property %s", e.RootName, obj.Token, t.Name))
-				return ""
+				p.fail(rng, fmt.Sprintf("%s: %s has no property %s", what, obj.Token, t.Name))
+				return "", false
 			}
 			step = accessor(t.Name) + "()"
 			current = plainType(q.Type)
@@ -145,8 +152,8 @@ func (p *progGen) resourceOutput(e *model.ScopeTraversalExpression, r pcl.Node, 
 			step = "get(" + indexKey(t.Key) + ")"
 			current = elementType(current)
 		default:
-			p.fail(exprRange(e), fmt.Sprintf("reference %s: a step %T is not supported by the Java program generator", e.RootName, t))
-			return ""
+			p.fail(rng, fmt.Sprintf("%s: a step %T is not supported by the Java program generator", what, t))
+			return "", false
 		}
 		switch {
 		case optional && stepOptional:
@@ -161,8 +168,5 @@ func (p *progGen) resourceOutput(e *model.ScopeTraversalExpression, r pcl.Node, 
 	if optional {
 		code += ".orElse(null)"
 	}
-	if code == "v" {
-		return base
-	}
-	return base + ".applyValue(v -> " + code + ")"
+	return code, true
 }

@@ -190,28 +190,10 @@ func programPom(name string, deps []mavenDependency) string {
 	}
 	w("\n    <dependencies>\n")
 	for _, d := range deps {
-		w("        <dependency>\n            <groupId>%s</groupId>\n            <artifactId>%s</artifactId>\n",
-			xmlText(d.group), xmlText(d.artifact))
-		if d.version != "" {
-			w("            <version>%s</version>\n", xmlText(d.version))
-		}
-		w("        </dependency>\n")
+		b.WriteString(pomDependency(d.group, d.artifact, d.version))
 	}
-	w(`    </dependencies>
-
-    <build>
-        <plugins>
-            <plugin>
-                <groupId>org.apache.maven.plugins</groupId>
-                <artifactId>maven-resources-plugin</artifactId>
-                <version>3.3.1</version>
-            </plugin>
-            <plugin>
-                <groupId>org.apache.maven.plugins</groupId>
-                <artifactId>maven-compiler-plugin</artifactId>
-                <version>3.13.0</version>
-            </plugin>
-            <plugin>
+	b.WriteString(pomBuildHead)
+	w(`            <plugin>
                 <groupId>org.codehaus.mojo</groupId>
                 <artifactId>exec-maven-plugin</artifactId>
                 <version>3.5.0</version>
@@ -285,3 +267,31 @@ func (h *host) GetProgramDependencies(
 	}
 	return langhost.ProgramDependencies(found), nil
 }
+
+// pomDependency is a pom.xml's <dependency> (without <version> when version is "").
+func pomDependency(group, artifact, version string) string {
+	text := fmt.Sprintf("        <dependency>\n            <groupId>%s</groupId>\n            <artifactId>%s</artifactId>\n",
+		xmlText(group), xmlText(artifact))
+	if version != "" {
+		text += fmt.Sprintf("            <version>%s</version>\n", xmlText(version))
+	}
+	return text + "        </dependency>\n"
+}
+
+// pomBuildHead ends a pom.xml's dependencies and starts its plugins with the two that every
+// build here pins (a program's and an SDK's).
+const pomBuildHead = `    </dependencies>
+
+    <build>
+        <plugins>
+            <plugin>
+                <groupId>org.apache.maven.plugins</groupId>
+                <artifactId>maven-resources-plugin</artifactId>
+                <version>3.3.1</version>
+            </plugin>
+            <plugin>
+                <groupId>org.apache.maven.plugins</groupId>
+                <artifactId>maven-compiler-plugin</artifactId>
+                <version>3.13.0</version>
+            </plugin>
+`

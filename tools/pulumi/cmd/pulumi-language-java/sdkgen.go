@@ -1321,24 +1321,10 @@ func (g *sdkGen) pom() string {
     <dependencies>
 `)
 	for _, d := range g.dependencies() {
-		w("        <dependency>\n            <groupId>%s</groupId>\n            <artifactId>%s</artifactId>\n"+
-			"            <version>%s</version>\n        </dependency>\n", xmlText(d[0]), xmlText(d[1]), xmlText(d[2]))
+		b.WriteString(pomDependency(d[0], d[1], d[2]))
 	}
-	w(`    </dependencies>
-
-    <build>
-        <plugins>
-            <plugin>
-                <groupId>org.apache.maven.plugins</groupId>
-                <artifactId>maven-resources-plugin</artifactId>
-                <version>3.3.1</version>
-            </plugin>
-            <plugin>
-                <groupId>org.apache.maven.plugins</groupId>
-                <artifactId>maven-compiler-plugin</artifactId>
-                <version>3.13.0</version>
-            </plugin>
-            <plugin>
+	b.WriteString(pomBuildHead)
+	w(`            <plugin>
                 <groupId>org.apache.maven.plugins</groupId>
                 <artifactId>maven-surefire-plugin</artifactId>
                 <version>3.5.2</version>
