@@ -1,12 +1,13 @@
 package main
 
-// The Java of a PCL program, for what `pulumi import` prints: resources with literal values,
-// objects, lists, maps, secret(...), references between resources and the resource options an
-// import writes, printed as pulumi-java's programgen (pkg/codegen/java/gen_program.go) prints them:
-// an App class in package generated_program whose stack(Context) makes the resources, input objects
-// as <X>Args.builder()...build(), maps as Map.of/Map.ofEntries, secrets as Output.ofSecret. What it
-// cannot print (config, invokes, most functions, deep traversals) is an error
-// diagnostic naming it, and no code.
+// The Java of a PCL program, for what `pulumi import` prints and `pulumi convert` writes, printed as
+// pulumi-java's programgen (pkg/codegen/java/gen_program.go) prints it: an App class in package
+// generated_program whose stack(Context) makes the resources, input objects as
+// <X>Args.builder()...build(), maps as Map.of/Map.ofEntries, secrets as Output.ofSecret. Beside
+// this file: operators, applies over outputs and builtins (programgen_expr.go), references
+// (programgen_traversal.go), invokes (programgen_invoke.go), reads (programgen_read.go) and
+// components (programgen_components.go, programgen_localcomponents.go). What it cannot print is an
+// error diagnostic naming it, and no code (docs/conformance.md lists what Pulumi's tests found).
 
 import (
 	"fmt"
