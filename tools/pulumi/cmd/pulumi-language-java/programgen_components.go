@@ -112,17 +112,8 @@ func enumValueIs(schemaValue any, v cty.Value) bool {
 		b, ok := schemaValue.(bool)
 		return ok && b == v.True()
 	case cty.Number:
-		var f float64
-		switch n := schemaValue.(type) {
-		case int:
-			f = float64(n)
-		case int32:
-			f = float64(n)
-		case int64:
-			f = float64(n)
-		case float64:
-			f = n
-		default:
+		f, ok := schemaNumber(schemaValue)
+		if !ok {
 			return false
 		}
 		got, _ := v.AsBigFloat().Float64() // 0.1 parsed is more precise than the schema's float64

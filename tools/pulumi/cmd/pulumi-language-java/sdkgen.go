@@ -978,20 +978,9 @@ func (g *sdkGen) genArgsClass(class, comment string, props []*schema.Property, a
 	f := g.newFile(class)
 	name := f.class
 	output := f.ref("com.pulumi.core.Output")
-	type field struct {
-		p        *schema.Property
-		name     string // the Java field
-		acc      string // getter and setter
-		t        jtype  // T of Output<T>
-		required bool
-	}
-	fields := make([]field, len(props))
-	for i, p := range props {
-		t, err := g.javaType(p.Type, true)
-		if err != nil {
-			return fmt.Errorf("%s.%s: %w", name, p.Name, err)
-		}
-		fields[i] = field{p: p, name: ident(p.Name), acc: accessor(p.Name), t: t, required: !allOptional && p.IsRequired()}
+	fields, err := g.classFields(name, props, true, allOptional)
+	if err != nil {
+		return err
 	}
 
 	f.printf("\n%s", javadoc("", comment))
@@ -1056,7 +1045,7 @@ func (g *sdkGen) genArgsClass(class, comment string, props []*schema.Property, a
 		}
 	}
 	f.printf("\n        public %s build() {\n", name)
-	if err := g.genDefaults(f, props, fieldNames(fields, func(fd field) string { return fd.name }), fieldTypes(fields, func(fd field) jtype { return fd.t }), true); err != nil {
+	if err := g.genDefaults(f, props, fields, true); err != nil {
 		return err
 	}
 	for _, fd := range fields {
@@ -1092,22 +1081,11 @@ func (g *sdkGen) genOutputClass(class, comment string, props []*schema.Property)
 	f := g.newFile(class)
 	name := f.class
 	customType := f.ref("com.pulumi.core.annotations.CustomType")
-	type field struct {
-		p        *schema.Property
-		name     string
-		acc      string
-		t        jtype
-		required bool
+	fields, err := g.classFields(name, props, false, false)
+	if err != nil {
+		return err
 	}
-	fields := make([]field, len(props))
-	for i, p := range props {
-		t, err := g.javaType(p.Type, false)
-		if err != nil {
-			return fmt.Errorf("%s.%s: %w", name, p.Name, err)
-		}
-		fields[i] = field{p: p, name: ident(p.Name), acc: accessor(p.Name), t: t, required: p.IsRequired()}
-	}
-	fieldType := func(fd field) string {
+	fieldType := func(fd classField) string {
 		if fd.required {
 			return fd.t.code(f)
 		}
@@ -1405,4 +1383,27 @@ The classes are in the package `+"`%[4]s`"+`. The Pulumi engine downloads the
 `+"`pulumi-resource-%[2]s`"+` plugin of the same version the first time a program needs it.
 `, g.groupID(), g.pkg.Name, g.version(), g.root)
 	return b.String()
+}
+
+// classField is a property as a generated class holds it.
+type classField struct {
+	p        *schema.Property
+	name     string // the Java field
+	acc      string // getter and setter
+	t        jtype  // its type: T of Output<T> in an Args class
+	required bool
+}
+
+// classFields are the fields of class for props: of input types (an Args class) or output ones;
+// allOptional makes every one optional (a State class).
+func (g *sdkGen) classFields(class string, props []*schema.Property, input, allOptional bool) ([]classField, error) {
+	fields := make([]classField, len(props))
+	for i, p := range props {
+		t, err := g.javaType(p.Type, input)
+		if err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", class, p.Name, err)
+		}
+		fields[i] = classField{p: p, name: ident(p.Name), acc: accessor(p.Name), t: t, required: !allOptional && p.IsRequired()}
+	}
+	return fields, nil
 }

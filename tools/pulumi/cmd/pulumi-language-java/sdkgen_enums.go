@@ -171,17 +171,8 @@ func enumLiteral(v any, valueType string) (string, error) {
 			return javaString(s), nil
 		}
 	case "java.lang.Double":
-		var f float64
-		switch n := v.(type) {
-		case int:
-			f = float64(n)
-		case int32:
-			f = float64(n)
-		case int64:
-			f = float64(n)
-		case float64:
-			f = n
-		default:
+		f, ok := schemaNumber(v)
+		if !ok {
 			return "", fmt.Errorf("value %v (%T) is not a number", v, v)
 		}
 		s := strconv.FormatFloat(f, 'g', -1, 64)
@@ -191,4 +182,20 @@ func enumLiteral(v any, valueType string) (string, error) {
 		return s, nil
 	}
 	return "", fmt.Errorf("value %v (%T) is not of the enum's type", v, v)
+}
+
+// schemaNumber is a number of a schema (an enum's value, a default) as the binder gives it: an
+// int, int32, int64 or float64.
+func schemaNumber(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int:
+		return float64(n), true
+	case int32:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case float64:
+		return n, true
+	}
+	return 0, false
 }

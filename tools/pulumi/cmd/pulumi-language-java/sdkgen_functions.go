@@ -197,20 +197,9 @@ func (g *sdkGen) genPlainArgsClass(class string, props []*schema.Property) error
 	f := g.newFile(class)
 	name := f.class
 	nullable := f.ref("javax.annotation.Nullable")
-	type field struct {
-		p        *schema.Property
-		name     string
-		acc      string
-		t        jtype
-		required bool
-	}
-	fields := make([]field, len(props))
-	for i, p := range props {
-		t, err := g.javaType(p.Type, true)
-		if err != nil {
-			return fmt.Errorf("%s.%s: %w", name, p.Name, err)
-		}
-		fields[i] = field{p: p, name: ident(p.Name), acc: accessor(p.Name), t: t, required: p.IsRequired()}
+	fields, err := g.classFields(name, props, true, false)
+	if err != nil {
+		return err
 	}
 	f.printf("\npublic final class %s extends %s {\n\n", name, f.ref("com.pulumi.resources.InvokeArgs"))
 	f.printf("    public static final %[1]s Empty = new %[1]s();\n\n", name)
@@ -264,7 +253,7 @@ func (g *sdkGen) genPlainArgsClass(class string, props []*schema.Property) error
 		}
 	}
 	f.printf("\n        public %s build() {\n", name)
-	if err := g.genDefaults(f, props, fieldNames(fields, func(fd field) string { return fd.name }), fieldTypes(fields, func(fd field) jtype { return fd.t }), false); err != nil {
+	if err := g.genDefaults(f, props, fields, false); err != nil {
 		return err
 	}
 	for _, fd := range fields {
@@ -397,9 +386,9 @@ func (g *sdkGen) defaultValue(f *javaFile, p *schema.Property, t jtype) (code st
 
 // genDefaults prints, in a builder's build(), the defaults of the fields left unset; output says
 // the fields are Outputs.
-func (g *sdkGen) genDefaults(f *javaFile, props []*schema.Property, names []string, types []jtype, output bool) error {
+func (g *sdkGen) genDefaults(f *javaFile, props []*schema.Property, fields []classField, output bool) error {
 	for i, p := range props {
-		code, optional, ok, err := g.defaultValue(f, p, types[i])
+		code, optional, ok, err := g.defaultValue(f, p, fields[i].t)
 		if err != nil || !ok {
 			if err != nil {
 				return err
@@ -415,28 +404,12 @@ func (g *sdkGen) genDefaults(f *javaFile, props []*schema.Property, names []stri
 			}
 		}
 		if optional {
-			f.printf("            if ($.%[1]s == null) {\n                $.%[1]s = %[2]s.orElse(null);\n            }\n", names[i], code)
+			f.printf("            if ($.%[1]s == null) {\n                $.%[1]s = %[2]s.orElse(null);\n            }\n", fields[i].name, code)
 		} else {
-			f.printf("            if ($.%[1]s == null) {\n                $.%[1]s = %[2]s;\n            }\n", names[i], wrap(code))
+			f.printf("            if ($.%[1]s == null) {\n                $.%[1]s = %[2]s;\n            }\n", fields[i].name, wrap(code))
 		}
 	}
 	return nil
-}
-
-func fieldNames[F any](fields []F, name func(F) string) []string {
-	out := make([]string, len(fields))
-	for i, fd := range fields {
-		out[i] = name(fd)
-	}
-	return out
-}
-
-func fieldTypes[F any](fields []F, typ func(F) jtype) []jtype {
-	out := make([]jtype, len(fields))
-	for i, fd := range fields {
-		out[i] = typ(fd)
-	}
-	return out
 }
 
 // argsWithDefaults is how a resource's constructor passes its args on: rebuilt, when some
