@@ -8,7 +8,11 @@ process.env.TS_NODE_TRANSPILE_ONLY = "true";
 process.env.TS_NODE_PROJECT = require("path").join(__dirname, "tsconfig.json");
 // One name per mocha command, which the workers of a parallel run inherit: what is built once per
 // run (tests/helpers/oncePerRun.ts) is shared under it.
-process.env.CHATBOT_TEST_RUN ||= `${process.pid}-${Date.now()}`;
+if (!process.env.CHATBOT_TEST_RUN) {
+    process.env.CHATBOT_TEST_RUN = `${process.pid}-${Date.now()}`;
+    // This command named the run, so its global teardown removes the run's folder at the end.
+    process.env.CHATBOT_TEST_RUN_OWNER = String(process.pid);
+}
 // Node.js 22.1+ keeps the code it compiles in this folder for the next process (one folder per run,
 // which CI's passes share: Node.js keeps each version's code apart inside it). Every pulumi run
 // starts Node.js processes (the program, the dynamic provider's plugin) that each load the 764
@@ -23,7 +27,7 @@ process.env.NODE_COMPILE_CACHE ||= require("path").join(
 require("module").enableCompileCache?.(process.env.NODE_COMPILE_CACHE);
 
 module.exports = {
-    require: ["ts-node/register"],
+    require: ["ts-node/register", require("path").join(__dirname, "tests", "helpers", "oncePerRun.ts")],
     extension: ["ts"],
     timeout: 60000,
     slow: 2000,

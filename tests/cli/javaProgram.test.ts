@@ -36,7 +36,7 @@ import {
     twoAccountExample,
 } from "../helpers/languagePrograms";
 import { ok, pulumiCli, PulumiStack, STORY, OTHER_STORY } from "../helpers/pulumi";
-import { oncePerRun } from "../helpers/oncePerRun";
+import { oncePerRun, runFolder } from "../helpers/oncePerRun";
 
 const { check } = require("../../scripts/gen-sdk.js") as {
     check(languages: string[]): Record<string, string[]>;
@@ -61,7 +61,8 @@ const GROUP_DIR = path.join("com", "pulumichatbot");
 /** The SDK as a Maven repository, built once per run by the release's step. */
 function sdkRepository(): string {
     return oncePerRun("java-maven-repository", () => {
-        const out = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-maven-"));
+        // In the run's folder, which goes when the run ends.
+        const out = fs.mkdtempSync(path.join(runFolder(), "maven-"));
         javaDist.build(out);
         return out;
     });

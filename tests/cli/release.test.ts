@@ -45,16 +45,27 @@ const PLATFORMS = ["linux-amd64", "linux-arm64", "darwin-amd64", "darwin-arm64",
 const SECRETS = { webhookToken: "tok-release-SECRET", basicPassword: "pw-release-SECRET" };
 const archiveName = (platform: string) => `${PLUGIN}-v${VERSION}-${platform}.tar.gz`;
 
-/** `npm run release`'s command; returns its folder (the last line) and how long it took. */
+/** `npm run release`'s command; returns its folder (the last line) and how long it took. When it
+ *  fails, the error holds the end of what it printed on stderr (each step's name and the failing
+ *  tool's output), so a CI log that keeps only the failures still says which step failed and why. */
 function release(): { dir: string; seconds: number } {
     const started = Date.now();
-    const out = execFileSync(process.execPath, [path.join(root, "scripts", "release.js")], {
+    const result = spawnSync(process.execPath, [path.join(root, "scripts", "release.js")], {
         cwd: root,
         encoding: "utf8",
-        stdio: ["ignore", "pipe", "inherit"],
+        maxBuffer: 64 * 1024 * 1024,
         timeout: 1_200_000,
     });
-    return { dir: path.join(root, out.trim().split("\n").pop() as string), seconds: (Date.now() - started) / 1000 };
+    if (result.status !== 0) {
+        const tail = String(result.stderr).trim().split("\n").slice(-60).join("\n");
+        throw new Error(
+            `npm run release failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`}):\n${tail}`,
+        );
+    }
+    return {
+        dir: path.join(root, result.stdout.trim().split("\n").pop() as string),
+        seconds: (Date.now() - started) / 1000,
+    };
 }
 
 /** A folder holding only `go` and `python3`, for a PATH with no `node` on it. */

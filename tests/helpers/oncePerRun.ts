@@ -16,11 +16,26 @@ function sleep(ms: number): void {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-/** `build()`'s result for `name`, built by the first caller of this run. */
-export function oncePerRun(name: string, build: () => string): string {
+/** The folder this run's shared artifacts live in (what oncePerRun builds, Node.js's compile cache:
+ *  .mocharc.js names the same one). */
+export function runFolder(): string {
     const run = process.env.CHATBOT_TEST_RUN ?? `pid-${process.pid}`;
     const dir = path.join(os.tmpdir(), `chatbot-test-run-${run}`);
     fs.mkdirSync(dir, { recursive: true });
+    return dir;
+}
+
+/** mocha's global teardown (.mocharc.js requires this file): the run's folder goes when the run
+ *  ends, if this mocha command named the run. A name given from outside (.ci/run's passes share
+ *  one) is removed by whoever gave it. */
+export function mochaGlobalTeardown(): void {
+    if (process.env.CHATBOT_TEST_RUN_OWNER !== String(process.pid)) return;
+    fs.rmSync(runFolder(), { recursive: true, force: true });
+}
+
+/** `build()`'s result for `name`, built by the first caller of this run. */
+export function oncePerRun(name: string, build: () => string): string {
+    const dir = runFolder();
     const result = path.join(dir, `${name}.result`);
     const lock = path.join(dir, `${name}.lock`);
     const deadline = Date.now() + WAIT_MS;
