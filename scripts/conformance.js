@@ -302,6 +302,78 @@ const HOSTS = {
         coreSdk() {
             return { dir: "", version: JAVA_SDK_VERSION };
         },
+        // The copy of pulumi-java read runs an older suite than v3.274.1: at least v3.235.0 (its list
+        // names l2-resource-read, first in 3.235) and older than v3.238.0 (it has no snapshot of
+        // l1-config-types-optional, a 3.238 test that writes one); 3.235 to 3.237 have the same tests.
+        // These are the tests of v3.274.1 that v3.235.0 does not have (pulumi/pulumi's git tags):
+        // whether the real Java host passes them is not known.
+        newerThanReal: {
+            reason: "not known: the test is newer than the pulumi (3.235 to 3.237) that the copy of pulumi-java read runs",
+            tests: new Set([
+                "l1-builtin-range",
+                "l1-component-sourceless",
+                "l1-config-types-optional",
+                "l1-expand-final",
+                "l1-for-expression",
+                "l1-operator-precedence",
+                "l2-call-per-value-deps",
+                "l2-component-output-value-input-deps",
+                "l2-config-default-from-invoke",
+                "l2-discriminated-union-many",
+                "l2-discriminated-union-marked-key",
+                "l2-docs",
+                "l2-explicit-extension-provider",
+                "l2-extension-and-base-resource",
+                "l2-extension-borrowed-type",
+                "l2-extension-parameterized-resource",
+                "l2-failed-create-component-continue-on-error",
+                "l2-failed-create-continue-on-error-read",
+                "l2-failed-create-downstream-continue-on-error",
+                "l2-failed-read-continue-on-error",
+                "l2-invoke-default-argument",
+                "l2-invoke-depends-on-component",
+                "l2-invoke-multi-argument",
+                "l2-invoke-per-value-deps",
+                "l2-invoke-provider-inheritance",
+                "l2-invoke-union-dependencies",
+                "l2-kebab-names",
+                "l2-large-map",
+                "l2-map-keys-adversarial",
+                "l2-map-keys-invoke-call",
+                "l2-nested-collections",
+                "l2-primitive-ref-optional",
+                "l2-provider-config-enum",
+                "l2-raw-string-bytes",
+                "l2-recover-invoke",
+                "l2-reserved-names",
+                "l2-resource-any",
+                "l2-resource-const",
+                "l2-resource-exists",
+                "l2-resource-hook-after-failure",
+                "l2-resource-hook-ignore-errors",
+                "l2-resource-hook-on-error",
+                "l2-resource-hook-panic",
+                "l2-resource-read-depends-on",
+                "l2-resource-read-id-rewrite",
+                "l2-resource-read-unknown",
+                "l2-resource-schema-secret",
+                "l2-resource-self-reference",
+                "l2-secret-unknown",
+                "l2-target-up-skipped-create-output",
+                "l3-component-invoke",
+                "l3-component-provider",
+                "l3-component-provider-inheritance",
+                "l3-map-keys",
+                "l3-range-bool-ref",
+                "l3-range-invoke-output-traversal",
+                "l3-range-list-ref",
+                "l3-range-map-ref",
+                "l3-resource-keyword-overlap",
+                "policy-analyze-stack",
+                "policy-resource-metadata",
+                "policy-unknowns",
+            ]),
+        },
         expectedFailures: Object.fromEntries(
             [
                 "l1-builtin-base64",
@@ -436,6 +508,12 @@ const HOSTS = {
                     ],
                 ),
             ),
+            "l2-invoke-depends-on-component":
+                "the Java SDK skips an invoke in a preview only while a custom resource it depends on has no ID (DeploymentImpl.Invoke keeps the CustomResource ones among its dependencies), so a component in dependsOn does not make the result unknown",
+            "l2-target-up-skipped-create-output":
+                "the Java SDK does not read RegisterResourceResponse.result: a create that a targeted update skips gives known, empty outputs, where the suite expects unknowns",
+            "l2-reserved-names":
+                "the Java SDK cannot serialize an object of an output type (a @CustomType class), so exporting one fails (\"Type 'ElementType' is not a supported argument type\"); nor can pulumi-java's sdk/java source read here",
             "l2-primitive-ref-optional":
                 "gap: the SDK's output types read an absent list or map as an empty one (as pulumi-java's do), so the program's `== null` on one is false",
             "l2-discriminated-union-marked-key":
@@ -599,6 +677,7 @@ function realOutcome(host, test, skips) {
     const failure = HOSTS[host].expectedFailures[test];
     if (failure) return `expected failure: ${failure}`;
     if (skips[test]) return `skipped: ${skips[test]}`;
+    if (HOSTS[host].newerThanReal?.tests.has(test)) return HOSTS[host].newerThanReal.reason;
     if (NEWER_THAN_REAL.has(test)) return "not known: the test is newer than the copy of pulumi/pulumi read";
     return "passes";
 }

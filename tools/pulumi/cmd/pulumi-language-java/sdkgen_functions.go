@@ -308,17 +308,21 @@ func (g *sdkGen) genFunctionsClass(class string, fns []*schema.Function) error {
 				required = required || p.IsRequired()
 			}
 		}
+		// The output forms without options pass InvokeOutputOptions: with those the core SDK skips
+		// the invoke in a preview while a resource its arguments depend on has no ID yet (with
+		// InvokeOptions it calls the provider, which may not find the resource:
+		// l2-invoke-dependencies).
 		if !required {
 			// Built, not Empty: build() applies the defaults.
 			f.printf("%s    public static %s<%s> %s() {\n        return %s(%s.builder().build(), %s.Empty);\n    }\n",
-				doc, output, result, name, name, args, options)
+				doc, output, result, name, name, args, outputOptions)
 			if hasPlain {
 				f.printf("%s    public static %s<%s> %sPlain() {\n        return %sPlain(%s.builder().build(), %s.Empty);\n    }\n",
 					doc, future, result, name, name, plainArgs, options)
 			}
 		}
 		f.printf("%s    public static %s<%s> %s(%s args) {\n        return %s(args, %s.Empty);\n    }\n",
-			doc, output, result, name, args, name, options)
+			doc, output, result, name, args, name, outputOptions)
 		if hasPlain {
 			f.printf("%s    public static %s<%s> %sPlain(%s args) {\n        return %sPlain(args, %s.Empty);\n    }\n",
 				doc, future, result, name, plainArgs, name, options)
