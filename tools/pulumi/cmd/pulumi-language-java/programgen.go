@@ -474,6 +474,28 @@ func (p *progGen) options(name string, o *pcl.ResourceOptions, class string) str
 			set(list.name, list.e)
 		}
 	}
+	// providers (of a component): a list of providers, or a map of package to provider whose
+	// values are what the Java SDK takes (it keys them by their own package).
+	if o.Providers != nil {
+		var elems []model.Expression
+		switch e := stripConvert(o.Providers).(type) {
+		case *model.TupleConsExpression:
+			elems = e.Expressions
+		case *model.ObjectConsExpression:
+			for _, item := range e.Items {
+				elems = append(elems, item.Value)
+			}
+		default:
+			p.fail(exprRange(o.Providers), fmt.Sprintf("resource %s: providers that are not a list or map literal are not supported by the Java program generator", name))
+		}
+		providers := make([]string, len(elems))
+		for i, e := range elems {
+			providers[i] = p.exprIn(nil, e, nil, false, "")
+		}
+		if len(providers) > 0 {
+			setters = append(setters, fmt.Sprintf("                .providers(%s)", strings.Join(providers, ", ")))
+		}
+	}
 	if o.ReplacementTrigger != nil {
 		setters = append(setters, fmt.Sprintf("                .replacementTrigger(%s.of(%s))",
 			p.f.ref("com.pulumi.core.Output"), p.exprIn(nil, o.ReplacementTrigger, nil, false, "                ")))
@@ -503,7 +525,7 @@ func (p *progGen) options(name string, o *pcl.ResourceOptions, class string) str
 		name string
 		e    model.Expression
 	}{
-		{"aliases", o.Aliases}, {"range", o.Range}, {"providers", o.Providers},
+		{"aliases", o.Aliases}, {"range", o.Range},
 	}
 	for _, u := range unsupported {
 		if u.e != nil {

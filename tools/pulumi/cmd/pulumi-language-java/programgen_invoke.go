@@ -105,10 +105,8 @@ func (p *progGen) invoke(call *model.FunctionCallExpression, indent string) stri
 	if args == "" {
 		args = p.f.ref(argsClass) + ".builder().build()" // not Empty: build() applies the defaults
 	}
-	opts := ""
-	if o, ok := pcl.InvokeOptions(call); ok {
-		opts = p.invokeOptions(o, indent)
-	}
+	o, _ := pcl.InvokeOptions(call)
+	opts := p.invokeOptions(o, indent)
 	method := p.f.ref(g.functionsClass(fn.Token)) + "." + functionName(fn.Token)
 	if opts != "" {
 		return fmt.Sprintf("%s(%s, %s)", method, args, opts)
@@ -116,11 +114,23 @@ func (p *progGen) invoke(call *model.FunctionCallExpression, indent string) stri
 	return fmt.Sprintf("%s(%s)", method, args)
 }
 
-// invokeOptions prints an invoke's options as InvokeOutputOptions (the Output form's options,
-// which take dependsOn too), or "" when none are set.
+// invokeOptions prints an invoke's options (o, nil when it has none) as InvokeOutputOptions (the
+// Output form's options, which take dependsOn too), or "" when none are set. Inside a local
+// component the component is the parent, whose providers the invoke then uses (l3-component-invoke).
 func (p *progGen) invokeOptions(o *model.ObjectConsExpression, indent string) string {
 	var setters []string
-	for _, item := range o.Items {
+	parent := p.parent != ""
+	if o != nil {
+		for _, item := range o.Items {
+			if key, ok := literalKey(item.Key); ok && key == "parent" {
+				parent = false
+			}
+		}
+	}
+	if parent {
+		setters = append(setters, fmt.Sprintf("%s.parent(%s)", indent, p.parent))
+	}
+	for _, item := range optionItems(o) {
 		key, ok := literalKey(item.Key)
 		if !ok {
 			p.fail(exprRange(item.Key), "an invoke option name that is not a literal is not supported by the Java program generator")
@@ -157,6 +167,14 @@ func (p *progGen) invokeOptions(o *model.ObjectConsExpression, indent string) st
 	// which take no dependsOn.
 	return fmt.Sprintf("new %s.Builder()\n%s\n%s.build()", p.f.ref("com.pulumi.deployment.InvokeOutputOptions"),
 		strings.Join(setters, "\n"), indent)
+}
+
+// optionItems are o's items, none when o is nil.
+func optionItems(o *model.ObjectConsExpression) []model.ObjectConsItem {
+	if o == nil {
+		return nil
+	}
+	return o.Items
 }
 
 // invokeCall is the invoke call e is, or the one the local e names is defined as.

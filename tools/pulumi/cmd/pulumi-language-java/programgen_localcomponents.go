@@ -70,11 +70,10 @@ func (p *progGen) localComponent(c *pcl.Component) string {
 		_, dest := componentInputType(cv)
 		fmt.Fprintf(&b, "\n            .%s(%s)", accessor(a.Name), p.exprIn(nil, a.Value, dest, true, "            "))
 	}
-	if c.Options != nil {
-		p.fail(nodeRange(c), fmt.Sprintf("component %s: options of a local component are not supported by the Java program generator", c.Name()))
-	}
-	if p.parent != "" {
-		fmt.Fprintf(&b, ", %s.builder().parent(%s).build());\n\n", p.f.ref("com.pulumi.resources.ComponentResourceOptions"), p.parent)
+	// Its options as a resource's (with the enclosing component as parent); its resources and
+	// invokes have it as parent, so they inherit its providers.
+	if opts := p.options(c.Name(), c.Options, "com.pulumi.resources.ComponentResourceOptions"); opts != "" {
+		fmt.Fprintf(&b, ", %s);\n\n", opts)
 	} else {
 		b.WriteString(", null);\n\n")
 	}
@@ -214,6 +213,13 @@ func (p *progGen) resourceName(r *pcl.Resource) string {
 // output or input, which PCL types as plain values.
 func (p *progGen) isOutput(e model.Expression) bool {
 	if model.ContainsOutputs(e.Type()) {
+		return true
+	}
+	// An invoke is printed in its Output form, whatever PCL's type of it.
+	if rt, ok := stripConvert(e).(*model.RelativeTraversalExpression); ok {
+		e = rt.Source
+	}
+	if _, ok := invokeCall(stripConvert(e)); ok {
 		return true
 	}
 	if t, ok := stripConvert(e).(*model.ScopeTraversalExpression); ok && len(t.Parts) > 0 {

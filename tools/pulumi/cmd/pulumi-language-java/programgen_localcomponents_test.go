@@ -21,8 +21,14 @@ func TestProgramLocalComponent(t *testing.T) {
 		}
 	}
 	write("main.pp", `
+resource account "pulumi:providers:chatbot" {
+    apiUrl = "https://api.chatbot.com"
+}
 component hooks "./webhook-set" {
     story = "0123456789abcdef01234567"
+    options {
+        providers = [account]
+    }
 }
 output "url" {
     value = hooks.url
@@ -37,8 +43,11 @@ resource hook "chatbot:index:WebhookConnection" {
 output url {
     value = hook.url
 }
+output thing {
+    value = invoke("chatbot:index:getThing", { name = story }).value
+}
 `)
-	program, diags, err := pcl.BindDirectory(dir, memoryLoader{"chatbot": bindSpec(t, testSpec(t))})
+	program, diags, err := pcl.BindDirectory(dir, memoryLoader{"chatbot": bindSpec(t, functionSpec(t))})
 	if err != nil || diags.HasErrors() {
 		t.Fatalf("binding: %v %v", err, diags)
 	}
@@ -49,7 +58,10 @@ output url {
 	app := string(files["App.java"])
 	for _, want := range []string{
 		`var hooks = new WebhookSet("hooks", new WebhookSet.Args()`,
-		`.story("0123456789abcdef01234567"), null);`,
+		// Its options: the providers its resources and invokes inherit.
+		`.story("0123456789abcdef01234567"), ComponentResourceOptions.builder()
+                .providers(account)
+                .build());`,
 		`ctx.export("url", hooks.url());`,
 	} {
 		if !strings.Contains(app, want) {
@@ -68,7 +80,10 @@ output url {
 		// An input is an Output: what is made of it, an apply.
 		`.url(story.applyValue(_v0 -> ("https://example.com/" + _v0)))`,
 		"this.url = hook.url();",
-		`this.registerOutputs(Map.of("url", this.url));`,
+		// An invoke in it has it as parent, so it uses the component's providers.
+		"this.thing = ChatbotFunctions.getThing(GetThingArgs.builder()",
+		"new InvokeOutputOptions.Builder()\n            .parent(this)\n",
+		`this.registerOutputs(Map.of("url", this.url, "thing", this.thing));`,
 	} {
 		if !strings.Contains(class, want) {
 			t.Errorf("WebhookSet.java lacks %s:\n%s", want, class)
