@@ -518,6 +518,8 @@ const HOSTS = {
                 "the Java SDK sends an unknown output as a plain unknown, dropping its secret mark (its Serializer returns the unknown before the secret case), so in a preview the stack output is not secret",
             "l2-map-keys-adversarial":
                 'the Java SDK drops every map key that starts with "__" when it reads a value from the engine (Deserializer.deserializeStruct), so the map\'s four such keys are lost',
+            "l3-component-provider-inheritance":
+                "the Java SDK registers a remote component with the providers of its own options only (DeploymentImpl.Prepare reads ComponentResourceOptions.getProviders), not those it inherits from its parent, so the remote component's child gets a default provider",
             "l2-primitive-ref-optional":
                 "gap: the SDK's output types read an absent list or map as an empty one (as pulumi-java's do), so the program's `== null` on one is false",
             "l2-discriminated-union-marked-key":
