@@ -9,6 +9,7 @@
  *
  *   npm run conformance -- [--host nodejs,python,go] [--run REGEXP] [--parallel N] [--keep]
  *                          [--nodejs-sdk VERSION]
+ *   npm run conformance -- --doc      (docs/conformance.md again from docs/conformance.json; runs nothing)
  *
  * --nodejs-sdk judges the Node.js host with that @pulumi/pulumi from the npm registry instead of the
  * one this repository installs (to show which failures are the SDK's, not the host's).
@@ -586,6 +587,9 @@ function parseArgs(argv) {
             case "--keep":
                 args.keep = true;
                 break;
+            case "--doc": // docs/conformance.md written again from the record (after editing a run's note)
+                args.doc = true;
+                break;
             case "--nodejs-sdk":
                 args.nodejsSdk = value();
                 break;
@@ -722,7 +726,7 @@ function updateRecord(runs, seconds, selection, allHosts = true) {
                 r.notJudged || !record.hosts[host]?.results || record.hosts[host].coreVersion === r.coreVersion,
         );
     if ((!selection && allHosts) || !sameSdks) record = { cli: pinnedVersion(), runs: [], hosts: {} };
-    run.id = record.runs.length + 1;
+    run.id = Math.max(0, ...record.runs.map((r) => r.id)) + 1;
     record.runs.push(run);
     for (const [host, r] of Object.entries(runs)) {
         if (r.notJudged) {
@@ -746,12 +750,19 @@ function updateRecord(runs, seconds, selection, allHosts = true) {
         };
     }
     writeRecord(record);
-    return record;
+    return pruned(record);
 }
 
-/** The record with a line for each test's result, so that a run's change reads as a short diff. */
+/** The record without the runs none of whose rows is left (a later run of the same tests replaced
+ *  them all): they say nothing about the table any more. */
+function pruned(record) {
+    const used = new Set(Object.values(record.hosts).flatMap((h) => (h.results ?? []).map((r) => r.run)));
+    return { ...record, runs: record.runs.filter((r) => used.has(r.id)) };
+}
+
+/** The record (pruned) with a line for each test's result, so that a run's change reads as a short diff. */
 function writeRecord(record) {
-    const text = JSON.stringify(record, null, 2).replace(
+    const text = JSON.stringify(pruned(record), null, 2).replace(
         /\{\n\s+"test": ("[^"]+"),\n\s+"status": ("\w+"),\n\s+"run": (\d+)(?:,\n\s+"message": ("(?:[^"\\]|\\.)*"))?\n\s+\}/g,
         (_, test, status, run, message) =>
             `{ "test": ${test}, "status": ${status}, "run": ${run}${message ? `, "message": ${message}` : ""} }`,
@@ -834,6 +845,11 @@ function writeDoc(record) {
 
 async function main() {
     const args = parseArgs(process.argv.slice(2));
+    if (args.doc) {
+        const record = pruned(JSON.parse(fs.readFileSync(recordFile, "utf8")));
+        writeRecord(record);
+        return writeDoc(record);
+    }
     process.env.PULUMI_CHATBOT_BUILD_CLI = "1";
     const binDir = path.dirname(pulumiPath());
     const driver = path.join(binDir, "pulumi-conformance");
