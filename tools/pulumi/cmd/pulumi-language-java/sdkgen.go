@@ -688,8 +688,8 @@ func (g *sdkGen) genUtilities() error {
                 .collect(Collectors.joining("\n"))
                 .trim();
     }
-}
-`, javaString(resource))
+%s}
+`, javaString(resource), g.utilitiesPackageRef(f))
 	g.add(f)
 	return nil
 }
@@ -887,15 +887,15 @@ func (g *sdkGen) genResource(r *schema.Resource, class, argsClass, stateClass st
      * @param options A bag of options that control this resource's behavior.
      */
     public %[1]s(java.lang.String name, %[3]s args, %[4]s %[5]s options) {
-        super(%[6]s, name, %[8]s, makeResourceOptions(options, %[7]s.empty()));
+        super(%[6]s, name, %[8]s, makeResourceOptions(options, %[7]s.empty())%[9]s);
     }
-`, name, args, argsType, nullable, options, javaString(token), codegen, argsWithDefaults(r.InputProperties, args))
+`, name, args, argsType, nullable, options, javaString(token), codegen, argsWithDefaults(r.InputProperties, args), g.dependencyAndRef(f))
 	if stateClass != "" {
 		f.printf(`
     private %[1]s(java.lang.String name, %[2]s<java.lang.String> id, %[3]s %[4]s state, %[3]s %[5]s options) {
-        super(%[6]s, name, state, makeResourceOptions(options, id));
+        super(%[6]s, name, state, makeResourceOptions(options, id)%[7]s);
     }
-`, name, output, nullable, f.ref(stateClass), options, javaString(token))
+`, name, output, nullable, f.ref(stateClass), options, javaString(token), g.dependencyAndRef(f))
 	}
 
 	f.printf(`
@@ -1180,7 +1180,11 @@ func (g *sdkGen) genProjectFiles() {
 		Name     string `json:"name"`
 		Version  string `json:"version"`
 		Server   string `json:"server,omitempty"`
-	}{true, g.pkg.Name, version, g.pkg.PluginDownloadURL}
+
+		// A parameterized package's: the base plugin serves it, given this.
+		Parameterization *pluginParameterization `json:"parameterization,omitempty"`
+	}{true, "", "", g.pkg.PluginDownloadURL, g.parameterization()}
+	plugin.Name, plugin.Version = g.pluginNameVersion()
 	pluginJSON, _ := json.MarshalIndent(plugin, "", "  ")
 	g.files[path.Join(resources, "plugin.json")] = append(pluginJSON, '\n')
 	g.files[path.Join(resources, "version.txt")] = []byte(version + "\n")

@@ -100,7 +100,7 @@ func (g *sdkGen) genComponent(r *schema.Resource, class, argsClass string) error
      * @param options A bag of options that control this resource's behavior.
      */
     public %[1]s(java.lang.String name, %[3]s args, %[4]s %[5]s options) {
-        super(%[6]s, name, componentArgs(args, options), makeResourceOptions(options, %[7]s.empty()), true);
+        super(%[6]s, name, componentArgs(args, options), makeResourceOptions(options, %[7]s.empty()), true%[10]s);
     }
 
     // A component adopted by its URN is not constructed again: it takes no arguments.
@@ -115,7 +115,7 @@ func (g *sdkGen) genComponent(r *schema.Resource, class, argsClass string) error
         var defaultOptions = %[5]s.builder()
             .version(%[9]s.getVersion())
 `, name, args, argsType, nullable, options, javaString(r.Token), f.ref("com.pulumi.core.internal.Codegen"),
-		output, f.ref(g.root+".Utilities"))
+		output, f.ref(g.root+".Utilities"), g.packageRef(f))
 	if g.pkg.PluginDownloadURL != "" {
 		f.printf("            .pluginDownloadURL(%s)\n", javaString(g.pkg.PluginDownloadURL))
 	}

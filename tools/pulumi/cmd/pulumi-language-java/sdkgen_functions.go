@@ -332,12 +332,12 @@ func (g *sdkGen) genFunctionsClass(class string, fns []*schema.Function) error {
 			apply, thenApply = ".applyValue"+unwrap, ".thenApply"+unwrap
 		}
 		for _, o := range []string{options, outputOptions} {
-			f.printf("%s    public static %s<%s> %s(%s args, %s options) {\n        return %s.invoke(%s, %s, args, %s.withVersion(options))%s;\n    }\n",
-				doc, output, result, name, args, o, invoke, tok, shape, utilities, apply)
+			f.printf("%s    public static %s<%s> %s(%s args, %s options) {\n        return %s.invoke(%s, %s, args, %s.withVersion(options)%s)%s;\n    }\n",
+				doc, output, result, name, args, o, invoke, tok, shape, utilities, g.packageRef(f), apply)
 		}
 		if hasPlain {
-			f.printf("%s    public static %s<%s> %sPlain(%s args, %s options) {\n        return %s.invokeAsync(%s, %s, args, %s.withVersion(options))%s;\n    }\n",
-				doc, future, result, name, plainArgs, options, invoke, tok, shape, utilities, thenApply)
+			f.printf("%s    public static %s<%s> %sPlain(%s args, %s options) {\n        return %s.invokeAsync(%s, %s, args, %s.withVersion(options)%s)%s;\n    }\n",
+				doc, future, result, name, plainArgs, options, invoke, tok, shape, utilities, g.packageRef(f), thenApply)
 		}
 	}
 	f.printf("}\n")
