@@ -297,13 +297,7 @@ func (h *host) GetRequiredPackages(
 		if !p.Resource {
 			continue
 		}
-		dep := &pulumirpc.PackageDependency{Kind: "resource", Name: p.Name, Version: p.Version, Server: p.Server}
-		if p.Parameterization != nil {
-			dep.Parameterization = &pulumirpc.PackageParameterization{
-				Name: p.Parameterization.Name, Version: p.Parameterization.Version, Value: p.Parameterization.Value,
-			}
-		}
-		packages = append(packages, dep)
+		packages = append(packages, langhost.PackageDependency(p, p.Name, p.Version))
 	}
 	return &pulumirpc.GetRequiredPackagesResponse{Packages: packages}, nil
 }

@@ -144,6 +144,9 @@ func checkSupported(pkg *schema.Package) error {
 			problems = append(problems, why)
 		}
 	}
+	if why := parameterizationUnsupported(pkg); why != "" {
+		problems = append(problems, why)
+	}
 	for _, r := range pkg.Resources {
 		if len(r.Methods) > 0 && !r.IsComponent { // a component's are left out, as pulumi-java does
 			problems = append(problems, "methods of "+r.Token)
@@ -1181,10 +1184,16 @@ func (g *sdkGen) genProjectFiles() {
 		Version  string `json:"version"`
 		Server   string `json:"server,omitempty"`
 
-		// A parameterized package's: the base plugin serves it, given this.
-		Parameterization *pluginParameterization `json:"parameterization,omitempty"`
-	}{true, "", "", g.pkg.PluginDownloadURL, g.parameterization()}
+		// A parameterized package's: the base plugin serves it, given one of these.
+		Parameterization          *pluginParameterization `json:"parameterization,omitempty"`
+		ExtensionParameterization *pluginParameterization `json:"extensionParameterization,omitempty"`
+	}{Resource: true, Server: g.pkg.PluginDownloadURL}
 	plugin.Name, plugin.Version = g.pluginNameVersion()
+	if p := g.parameter(); p != nil && p.extension {
+		plugin.ExtensionParameterization = p.json
+	} else if p != nil {
+		plugin.Parameterization = p.json
+	}
 	pluginJSON, _ := json.MarshalIndent(plugin, "", "  ")
 	g.files[path.Join(resources, "plugin.json")] = append(pluginJSON, '\n')
 	g.files[path.Join(resources, "version.txt")] = []byte(version + "\n")
