@@ -144,7 +144,7 @@ func longString(s string) string {
 func (p *progGen) lift(g *sdkGen, e model.Expression, dest schema.Type, outputOK bool, indent string) (string, bool) {
 	switch e := e.(type) {
 	case *model.BinaryOpExpression, *model.UnaryOpExpression, *model.TemplateExpression, *model.ConditionalExpression,
-		*model.ForExpression:
+		*model.ForExpression, *model.IndexExpression:
 	case *model.TupleConsExpression, *model.ObjectConsExpression:
 		// A list or map with outputs in it: Java's List.of and Map.of take plain values.
 	case *model.FunctionCallExpression:
@@ -157,8 +157,13 @@ func (p *progGen) lift(g *sdkGen, e model.Expression, dest schema.Type, outputOK
 	if p.lifted != nil || (!model.ContainsOutputs(e.Type()) && p.namedFrom == "") {
 		return "", false
 	}
-	var reads []*model.ScopeTraversalExpression
+	var reads []model.Expression
 	_, _ = model.VisitExpression(e, model.IdentityVisitor, func(x model.Expression) (model.Expression, hcl.Diagnostics) {
+		if t, ok := x.(*model.RelativeTraversalExpression); ok {
+			if _, ok := rangedResourceIndex(t); ok {
+				reads = append(reads, t) // res[range.key].value
+			}
+		}
 		if t, ok := x.(*model.ScopeTraversalExpression); ok && len(t.Parts) > 0 {
 			switch root := t.Parts[0].(type) {
 			case *pcl.Resource, *pcl.ReadResource:
@@ -188,7 +193,7 @@ func (p *progGen) lift(g *sdkGen, e model.Expression, dest schema.Type, outputOK
 	}
 	args := make([]string, len(reads))
 	for i, r := range reads {
-		args[i] = p.traversal(r, true)
+		args[i] = p.exprIn(g, r, nil, true, indent)
 	}
 	p.lifted = map[model.Expression]string{}
 	for i, r := range reads {

@@ -202,12 +202,21 @@ func (p *progGen) componentOutput(root *pcl.Component, path hcl.Traversal) (stri
 }
 
 // resourceName is a resource's logical name as Java: inside a local component, prefixed with the
-// component's name, so that two instances' children differ.
-func (p *progGen) resourceName(r *pcl.Resource) string {
-	if p.namedFrom != "" {
-		return fmt.Sprintf("%s + %s", p.namedFrom, javaString("-"+r.LogicalName()))
+// component's name, so that two instances' children differ; a ranged resource's are name-<suffix>,
+// suffix the Java code of its key ("" for none).
+func (p *progGen) resourceName(r *pcl.Resource, suffix string) string {
+	name := r.LogicalName()
+	if suffix != "" {
+		name += "-"
 	}
-	return javaString(r.LogicalName())
+	code := javaString(name)
+	if p.namedFrom != "" {
+		code = fmt.Sprintf("%s + %s", p.namedFrom, javaString("-"+name))
+	}
+	if suffix != "" {
+		code += " + " + suffix
+	}
+	return code
 }
 
 // isOutput says whether e prints as an Output: an output in PCL's types, or a local component's
