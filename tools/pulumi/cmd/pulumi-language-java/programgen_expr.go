@@ -118,8 +118,38 @@ func (p *progGen) builtin(g *sdkGen, e *model.FunctionCallExpression, indent str
 		return fmt.Sprintf("new %s(%s)", p.f.ref("com.pulumi.asset."+assetClasses[e.Name]), arg(0)), true
 	case e.Name == "join" && len(e.Args) == 2:
 		return fmt.Sprintf("String.join(%s, %s)", arg(0), arg(1)), true
+	case (e.Name == "max" || e.Name == "min") && len(e.Args) > 0:
+		return p.minMax(e, arg), true
 	}
 	return "", false
+}
+
+// minMax prints max(...) or min(...) over ints or numbers, as PCL types the call, as a stream of
+// them; a last argument written list... is spread into it.
+func (p *progGen) minMax(e *model.FunctionCallExpression, arg func(int) string) string {
+	kind := "Int"
+	if model.ResolveOutputs(e.Type()) != model.IntType {
+		kind = "Double"
+	}
+	stream := p.f.ref("java.util.stream." + kind + "Stream")
+	n := len(e.Args)
+	if e.ExpandFinal {
+		n--
+	}
+	plain := make([]string, n)
+	for i := range plain {
+		plain[i] = arg(i)
+	}
+	code := fmt.Sprintf("%s.of(%s)", stream, strings.Join(plain, ", "))
+	if e.ExpandFinal {
+		spread := fmt.Sprintf("%s.stream().mapTo%s(Number::%sValue)", arg(n), kind, strings.ToLower(kind))
+		if n == 0 {
+			code = spread
+		} else {
+			code = fmt.Sprintf("%s.concat(%s, %s)", stream, code, spread)
+		}
+	}
+	return fmt.Sprintf("%s.%s().getAs%s()", code, e.Name, kind)
 }
 
 // longString prints a string literal; one longer than a class file's constant (65,535 bytes of
