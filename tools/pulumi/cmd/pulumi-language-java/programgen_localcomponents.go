@@ -16,19 +16,35 @@ import (
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 )
 
-// componentInput is the Java type of a component's config variable, or "" if not supported.
+// componentInputType is the Java type of a component's config variable (a primitive, or a list or
+// map of them), and its schema type; a class of "" if not supported.
 func componentInputType(c *pcl.ConfigVariable) (jtype, schema.Type) {
-	switch model.ResolveOutputs(c.Type()) {
-	case model.StringType:
-		return jtype{class: "java.lang.String"}, schema.StringType
-	case model.IntType:
-		return jtype{class: "java.lang.Integer"}, schema.IntType
-	case model.BoolType:
-		return jtype{class: "java.lang.Boolean"}, schema.BoolType
-	case model.NumberType:
-		return jtype{class: "java.lang.Double"}, schema.NumberType
+	st := componentSchemaType(model.ResolveOutputs(c.Type()))
+	if st == nil {
+		return jtype{}, nil
 	}
-	return jtype{}, nil
+	t, err := (&sdkGen{}).javaType(st, true)
+	if err != nil {
+		return jtype{}, nil
+	}
+	return t, st
+}
+
+func componentSchemaType(t model.Type) schema.Type {
+	switch t := t.(type) {
+	case *model.ListType:
+		if e := componentSchemaType(t.ElementType); e != nil {
+			return &schema.ArrayType{ElementType: e}
+		}
+	case *model.MapType:
+		if e := componentSchemaType(t.ElementType); e != nil {
+			return &schema.MapType{ElementType: e}
+		}
+	}
+	return map[model.Type]schema.Type{
+		model.StringType: schema.StringType, model.IntType: schema.IntType,
+		model.BoolType: schema.BoolType, model.NumberType: schema.NumberType,
+	}[t]
 }
 
 // localComponent prints the making of a local component, writing its class the first time.

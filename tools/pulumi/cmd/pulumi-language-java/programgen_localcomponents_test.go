@@ -23,6 +23,7 @@ func TestProgramLocalComponent(t *testing.T) {
 	write("main.pp", `
 component hooks "./webhook-set" {
     story = "0123456789abcdef01234567"
+    headers = { "X-Team" = "a" }
 }
 output "url" {
     value = hooks.url
@@ -30,8 +31,10 @@ output "url" {
 `)
 	write("webhook-set/main.pp", `
 config story string {}
+config headers "map(string)" {}
 resource hook "chatbot:index:WebhookConnection" {
     storyId = story
+    headers = headers
     url = "https://example.com/${story}"
 }
 output url {
@@ -49,7 +52,8 @@ output url {
 	app := string(files["App.java"])
 	for _, want := range []string{
 		`var hooks = new WebhookSet("hooks", new WebhookSet.Args()`,
-		`.story("0123456789abcdef01234567"), null);`,
+		`.story("0123456789abcdef01234567")`,
+		`.headers(Map.of("X-Team", "a")), null);`,
 		`ctx.export("url", hooks.url());`,
 	} {
 		if !strings.Contains(app, want) {
@@ -61,6 +65,8 @@ output url {
 		"public class WebhookSet extends ComponentResource {",
 		"public static final class Args extends ResourceArgs {",
 		`@Import(name="story")`,
+		// A map input, as a map of its Java element type.
+		"private Output<Map<String,String>> headers;",
 		`super("components:index:WebhookSet", name, args, options);`,
 		// Its resources are its children, named after it.
 		`var hook = new WebhookConnection(name + "-hook", WebhookConnectionArgs.builder()`,
