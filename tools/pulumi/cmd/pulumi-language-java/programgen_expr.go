@@ -118,6 +118,8 @@ func (p *progGen) builtin(g *sdkGen, e *model.FunctionCallExpression, indent str
 		return fmt.Sprintf("new %s(%s)", p.f.ref("com.pulumi.asset."+assetClasses[e.Name]), arg(0)), true
 	case e.Name == "join" && len(e.Args) == 2:
 		return fmt.Sprintf("String.join(%s, %s)", arg(0), arg(1)), true
+	case e.Name == "toJSON" && len(e.Args) == 1:
+		return fmt.Sprintf("%s.serializeJson(%s)", p.f.ref("com.pulumi.codegen.internal.Serialization"), arg(0)), true
 	case (e.Name == "max" || e.Name == "min") && len(e.Args) > 0:
 		return p.minMax(e, arg), true
 	}

@@ -49,8 +49,11 @@ func componentSchemaType(t model.Type) schema.Type {
 
 // localComponent prints the making of a local component, writing its class the first time.
 func (p *progGen) localComponent(c *pcl.Component) string {
-	if c.Program == nil || c.Token != "" {
-		p.fail(nodeRange(c), fmt.Sprintf("component %s without a source is not supported by the Java program generator", c.Name()))
+	if c.Token != "" {
+		return p.sourcelessComponent(c)
+	}
+	if c.Program == nil {
+		p.fail(nodeRange(c), fmt.Sprintf("component %s has no program", c.Name()))
 		return ""
 	}
 	class := c.DeclarationName()
@@ -72,11 +75,7 @@ func (p *progGen) localComponent(c *pcl.Component) string {
 		}
 	}
 	var b strings.Builder
-	name := javaString(c.LogicalName())
-	if p.namedFrom != "" { // inside another local component: its child, named after it
-		name = fmt.Sprintf("%s + %s", p.namedFrom, javaString("-"+c.LogicalName()))
-	}
-	fmt.Fprintf(&b, "        var %s = new %s(%s, new %s.Args()", p.names[c], class, name, class)
+	fmt.Fprintf(&b, "        var %s = new %s(%s, new %s.Args()", p.names[c], class, p.componentName(c), class)
 	for _, a := range c.Inputs {
 		cv, ok := inputs[a.Name]
 		if !ok {
@@ -86,14 +85,46 @@ func (p *progGen) localComponent(c *pcl.Component) string {
 		_, dest := componentInputType(cv)
 		fmt.Fprintf(&b, "\n            .%s(%s)", accessor(a.Name), p.exprIn(nil, a.Value, dest, true, "            "))
 	}
+	fmt.Fprintf(&b, ", %s);\n\n", p.componentOptions(c))
+	return b.String()
+}
+
+// componentName is a component's name as Java: inside a local component, its child, named after it.
+func (p *progGen) componentName(c *pcl.Component) string {
+	if p.namedFrom != "" {
+		return fmt.Sprintf("%s + %s", p.namedFrom, javaString("-"+c.LogicalName()))
+	}
+	return javaString(c.LogicalName())
+}
+
+// componentOptions prints a component's options: its parent inside a local component, else null.
+func (p *progGen) componentOptions(c *pcl.Component) string {
 	if c.Options != nil {
-		p.fail(nodeRange(c), fmt.Sprintf("component %s: options of a local component are not supported by the Java program generator", c.Name()))
+		p.fail(nodeRange(c), fmt.Sprintf("component %s: options of a component are not supported by the Java program generator", c.Name()))
 	}
 	if p.parent != "" {
-		fmt.Fprintf(&b, ", %s.builder().parent(%s).build());\n\n", p.f.ref("com.pulumi.resources.ComponentResourceOptions"), p.parent)
-	} else {
-		b.WriteString(", null);\n\n")
+		return fmt.Sprintf("%s.builder().parent(%s).build()", p.f.ref("com.pulumi.resources.ComponentResourceOptions"), p.parent)
 	}
+	return "null"
+}
+
+// sourcelessComponent prints a component without a source, which names an existing component
+// resource by its token: the SDK's ComponentResource of that type, its inputs the fields of an
+// anonymous ResourceArgs (the SDK reads an Args' @Import fields).
+func (p *progGen) sourcelessComponent(c *pcl.Component) string {
+	var b strings.Builder
+	output := p.f.ref("com.pulumi.core.Output")
+	fmt.Fprintf(&b, "        var %s = new %s(%s, %s, new %s() {\n", p.names[c], p.f.ref("com.pulumi.resources.ComponentResource"),
+		javaString(c.Token), p.componentName(c), p.f.ref("com.pulumi.resources.ResourceArgs"))
+	for i, a := range c.Inputs {
+		value := p.exprIn(nil, a.Value, nil, true, "                ")
+		if !p.isOutput(a.Value) {
+			value = output + ".of(" + value + ")"
+		}
+		fmt.Fprintf(&b, "            @%s(name=%s)\n            private final %s<?> _%d = %s;\n",
+			p.f.ref("com.pulumi.core.annotations.Import"), javaString(a.Name), output, i, value)
+	}
+	fmt.Fprintf(&b, "        }, %s);\n\n", p.componentOptions(c))
 	return b.String()
 }
 

@@ -81,3 +81,29 @@ output url {
 		}
 	}
 }
+
+func TestProgramSourcelessComponent(t *testing.T) {
+	// A component without a source names an existing component resource by its token.
+	program := bindPCL(t, `
+component parts {
+    token = "my:custom:Component"
+    count = 42
+    doc = toJSON({ key = "value" })
+}
+`)
+	files, diags, err := generateProgram(program)
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	app := string(files["App.java"])
+	want := `        var parts = new ComponentResource("my:custom:Component", "parts", new ResourceArgs() {
+            @Import(name="count")
+            private final Output<?> _0 = Output.of(42);
+            @Import(name="doc")
+            private final Output<?> _1 = Output.of(Serialization.serializeJson(Map.of("key", "value")));
+        }, null);
+`
+	if !strings.Contains(app, want) {
+		t.Errorf("App.java lacks %s:\n%s", want, app)
+	}
+}
