@@ -5,9 +5,10 @@ package main
 // generated_program whose stack(Context) makes the resources, input objects as
 // <X>Args.builder()...build(), maps as Map.of/Map.ofEntries, secrets as Output.ofSecret. Beside
 // this file: operators, applies over outputs and builtins (programgen_expr.go), references
-// (programgen_traversal.go), invokes (programgen_invoke.go), reads (programgen_read.go) and
-// components (programgen_components.go, programgen_localcomponents.go). What it cannot print is an
-// error diagnostic naming it, and no code (docs/conformance.md lists what Pulumi's tests found).
+// (programgen_traversal.go), invokes (programgen_invoke.go), reads (programgen_read.go), ranged
+// resources (programgen_range.go) and components (programgen_components.go,
+// programgen_localcomponents.go). What it cannot print is an error diagnostic naming it, and no
+// code (docs/conformance.md lists what Pulumi's tests found).
 
 import (
 	"fmt"
@@ -98,6 +99,7 @@ type progGen struct {
 	configRead bool                        // `final var config = ctx.config();` is printed
 	helpers    string                      // static methods the program's code calls (goDuration)
 	lifted     map[model.Expression]string // outputs read as a lambda's plain parameters (lift)
+	rangeVars  map[string]string           // in a ranged resource, range.key and range.value's Java names
 	vars       map[*model.Variable]string  // a for expression's variables, by their Java names
 	sdks       map[string]*sdkGen
 	names      map[pcl.Node]string
@@ -158,9 +160,17 @@ func (p *progGen) resource(r *pcl.Resource) string {
 		return ""
 	}
 	class := g.resourceClass(r.Schema)
+	if r.Options != nil && r.Options.Range != nil {
+		return p.rangedResource(r, g, class) // programgen_range.go
+	}
+	return fmt.Sprintf("        var %s = %s;\n\n", p.names[r], p.newResource(r, g, class, p.resourceName(r, ""), "            "))
+}
+
+// newResource prints new Class(name, args, options) of r, its arguments' lines indented by indent.
+func (p *progGen) newResource(r *pcl.Resource, g *sdkGen, class, name, indent string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "        var %s = new %s(%s", p.names[r], p.f.ref(class), p.resourceName(r))
-	args := p.builder(g, class+"Args", r.Schema.InputProperties, r.Inputs, "            ")
+	fmt.Fprintf(&b, "new %s(%s", p.f.ref(class), name)
+	args := p.builder(g, class+"Args", r.Schema.InputProperties, r.Inputs, indent)
 	opts := p.options(r.Name(), r.Options, optionsClass(r))
 	switch {
 	case args != "":
@@ -171,7 +181,7 @@ func (p *progGen) resource(r *pcl.Resource) string {
 	if opts != "" {
 		fmt.Fprintf(&b, ", %s", opts)
 	}
-	b.WriteString(");\n\n")
+	b.WriteString(")")
 	return b.String()
 }
 
@@ -328,9 +338,17 @@ func (p *progGen) exprIn(g *sdkGen, e model.Expression, dest schema.Type, output
 		return p.object(g, e, dest, indent)
 	case *model.ScopeTraversalExpression:
 		return p.traversal(e, outputOK)
+	case *model.IndexExpression:
+		return p.index(g, e, indent)
 	case *model.RelativeTraversalExpression:
 		if call, ok := invokeCall(e.Source); ok {
 			return p.invokeResult(exprRange(e), call, p.exprIn(g, e.Source, nil, true, indent), e.Traversal)
+		}
+		if node, ok := rangedResourceIndex(e); ok {
+			if name, ok := p.lifted[e]; ok {
+				return name
+			}
+			return p.resourceOutput(exprRange(e), "reference "+node.Name(), p.exprIn(g, e.Source, nil, false, indent), node, e.Traversal)
 		}
 	}
 	p.fail(exprRange(e), fmt.Sprintf("expression %T is not supported by the Java program generator", e))
@@ -528,7 +546,7 @@ func (p *progGen) options(name string, o *pcl.ResourceOptions, class string) str
 		{"aliases", o.Aliases}, {"range", o.Range},
 	}
 	for _, u := range unsupported {
-		if u.e != nil {
+		if u.e != nil && (u.name != "range" || p.rangeVars == nil) { // a resource's range: rangedResource
 			p.fail(exprRange(u.e), fmt.Sprintf("resource %s: the option %s is not supported by the Java program generator", name, u.name))
 		}
 	}

@@ -137,7 +137,7 @@ func literalFits(v cty.Value, t schema.Type) bool {
 
 // resourceRefProperty prints res.ref.value, a property of the resource that the output ref of
 // resource res refers to: an Output itself, so read through apply.
-func (p *progGen) resourceRefProperty(r pcl.Node, prop *schema.Property, path hcl.Traversal) (string, bool) {
+func (p *progGen) resourceRefProperty(name string, prop *schema.Property, path hcl.Traversal) (string, bool) {
 	if _, ok := plainType(prop.Type).(*schema.ResourceType); !ok || len(path) != 2 || !prop.IsRequired() {
 		return "", false
 	}
@@ -149,5 +149,5 @@ func (p *progGen) resourceRefProperty(r pcl.Node, prop *schema.Property, path hc
 	if attr.Name == "id" || attr.Name == "urn" {
 		inner = attr.Name
 	}
-	return fmt.Sprintf("%s.%s().apply(v -> v.%s())", p.names[r], resourceAccessor(prop.Name), inner), true
+	return fmt.Sprintf("%s.%s().apply(v -> v.%s())", name, resourceAccessor(prop.Name), inner), true
 }

@@ -118,8 +118,40 @@ func (p *progGen) builtin(g *sdkGen, e *model.FunctionCallExpression, indent str
 		return fmt.Sprintf("new %s(%s)", p.f.ref("com.pulumi.asset."+assetClasses[e.Name]), arg(0)), true
 	case e.Name == "join" && len(e.Args) == 2:
 		return fmt.Sprintf("String.join(%s, %s)", arg(0), arg(1)), true
+	case e.Name == "toJSON" && len(e.Args) == 1:
+		return fmt.Sprintf("%s.serializeJson(%s)", p.f.ref("com.pulumi.codegen.internal.Serialization"), arg(0)), true
+	case (e.Name == "max" || e.Name == "min") && len(e.Args) > 0:
+		return p.minMax(e, arg), true
 	}
 	return "", false
+}
+
+// minMax prints max(...) or min(...) over ints or numbers, as PCL types the call, as a stream of
+// them; a last argument written list... is spread into it.
+func (p *progGen) minMax(e *model.FunctionCallExpression, arg func(int) string) string {
+	kind := "Int"
+	if model.ResolveOutputs(e.Type()) != model.IntType {
+		kind = "Double"
+	}
+	stream := p.f.ref("java.util.stream." + kind + "Stream")
+	n := len(e.Args)
+	if e.ExpandFinal {
+		n--
+	}
+	plain := make([]string, n)
+	for i := range plain {
+		plain[i] = arg(i)
+	}
+	code := fmt.Sprintf("%s.of(%s)", stream, strings.Join(plain, ", "))
+	if e.ExpandFinal {
+		spread := fmt.Sprintf("%s.stream().mapTo%s(Number::%sValue)", arg(n), kind, strings.ToLower(kind))
+		if n == 0 {
+			code = spread
+		} else {
+			code = fmt.Sprintf("%s.concat(%s, %s)", stream, code, spread)
+		}
+	}
+	return fmt.Sprintf("%s.%s().getAs%s()", code, e.Name, kind)
 }
 
 // longString prints a string literal; one longer than a class file's constant (65,535 bytes of
@@ -144,7 +176,7 @@ func longString(s string) string {
 func (p *progGen) lift(g *sdkGen, e model.Expression, dest schema.Type, outputOK bool, indent string) (string, bool) {
 	switch e := e.(type) {
 	case *model.BinaryOpExpression, *model.UnaryOpExpression, *model.TemplateExpression, *model.ConditionalExpression,
-		*model.ForExpression:
+		*model.ForExpression, *model.IndexExpression:
 	case *model.TupleConsExpression, *model.ObjectConsExpression:
 		// A list or map with outputs in it: Java's List.of and Map.of take plain values.
 	case *model.FunctionCallExpression:
@@ -157,8 +189,13 @@ func (p *progGen) lift(g *sdkGen, e model.Expression, dest schema.Type, outputOK
 	if p.lifted != nil || (!model.ContainsOutputs(e.Type()) && p.namedFrom == "") {
 		return "", false
 	}
-	var reads []*model.ScopeTraversalExpression
+	var reads []model.Expression
 	_, _ = model.VisitExpression(e, model.IdentityVisitor, func(x model.Expression) (model.Expression, hcl.Diagnostics) {
+		if t, ok := x.(*model.RelativeTraversalExpression); ok {
+			if _, ok := rangedResourceIndex(t); ok {
+				reads = append(reads, t) // res[range.key].value
+			}
+		}
 		if t, ok := x.(*model.ScopeTraversalExpression); ok && len(t.Parts) > 0 {
 			switch root := t.Parts[0].(type) {
 			case *pcl.Resource, *pcl.ReadResource:
@@ -188,7 +225,7 @@ func (p *progGen) lift(g *sdkGen, e model.Expression, dest schema.Type, outputOK
 	}
 	args := make([]string, len(reads))
 	for i, r := range reads {
-		args[i] = p.traversal(r, true)
+		args[i] = p.exprIn(g, r, nil, true, indent)
 	}
 	p.lifted = map[model.Expression]string{}
 	for i, r := range reads {

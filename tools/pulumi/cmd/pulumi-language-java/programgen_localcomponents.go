@@ -16,25 +16,44 @@ import (
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 )
 
-// componentInput is the Java type of a component's config variable, or "" if not supported.
+// componentInputType is the Java type of a component's config variable (a primitive, or a list or
+// map of them), and its schema type; a class of "" if not supported.
 func componentInputType(c *pcl.ConfigVariable) (jtype, schema.Type) {
-	switch model.ResolveOutputs(c.Type()) {
-	case model.StringType:
-		return jtype{class: "java.lang.String"}, schema.StringType
-	case model.IntType:
-		return jtype{class: "java.lang.Integer"}, schema.IntType
-	case model.BoolType:
-		return jtype{class: "java.lang.Boolean"}, schema.BoolType
-	case model.NumberType:
-		return jtype{class: "java.lang.Double"}, schema.NumberType
+	st := componentSchemaType(model.ResolveOutputs(c.Type()))
+	if st == nil {
+		return jtype{}, nil
 	}
-	return jtype{}, nil
+	t, err := (&sdkGen{}).javaType(st, true)
+	if err != nil {
+		return jtype{}, nil
+	}
+	return t, st
+}
+
+func componentSchemaType(t model.Type) schema.Type {
+	switch t := t.(type) {
+	case *model.ListType:
+		if e := componentSchemaType(t.ElementType); e != nil {
+			return &schema.ArrayType{ElementType: e}
+		}
+	case *model.MapType:
+		if e := componentSchemaType(t.ElementType); e != nil {
+			return &schema.MapType{ElementType: e}
+		}
+	}
+	return map[model.Type]schema.Type{
+		model.StringType: schema.StringType, model.IntType: schema.IntType,
+		model.BoolType: schema.BoolType, model.NumberType: schema.NumberType,
+	}[t]
 }
 
 // localComponent prints the making of a local component, writing its class the first time.
 func (p *progGen) localComponent(c *pcl.Component) string {
-	if c.Program == nil || c.Token != "" {
-		p.fail(nodeRange(c), fmt.Sprintf("component %s without a source is not supported by the Java program generator", c.Name()))
+	if c.Token != "" {
+		return p.sourcelessComponent(c)
+	}
+	if c.Program == nil {
+		p.fail(nodeRange(c), fmt.Sprintf("component %s has no program", c.Name()))
 		return ""
 	}
 	class := c.DeclarationName()
@@ -56,11 +75,7 @@ func (p *progGen) localComponent(c *pcl.Component) string {
 		}
 	}
 	var b strings.Builder
-	name := javaString(c.LogicalName())
-	if p.namedFrom != "" { // inside another local component: its child, named after it
-		name = fmt.Sprintf("%s + %s", p.namedFrom, javaString("-"+c.LogicalName()))
-	}
-	fmt.Fprintf(&b, "        var %s = new %s(%s, new %s.Args()", p.names[c], class, name, class)
+	fmt.Fprintf(&b, "        var %s = new %s(%s, new %s.Args()", p.names[c], class, p.componentName(c), class)
 	for _, a := range c.Inputs {
 		cv, ok := inputs[a.Name]
 		if !ok {
@@ -70,13 +85,45 @@ func (p *progGen) localComponent(c *pcl.Component) string {
 		_, dest := componentInputType(cv)
 		fmt.Fprintf(&b, "\n            .%s(%s)", accessor(a.Name), p.exprIn(nil, a.Value, dest, true, "            "))
 	}
-	// Its options as a resource's (with the enclosing component as parent); its resources and
-	// invokes have it as parent, so they inherit its providers.
-	if opts := p.options(c.Name(), c.Options, "com.pulumi.resources.ComponentResourceOptions"); opts != "" {
-		fmt.Fprintf(&b, ", %s);\n\n", opts)
-	} else {
-		b.WriteString(", null);\n\n")
+	fmt.Fprintf(&b, ", %s);\n\n", p.componentOptions(c))
+	return b.String()
+}
+
+// componentName is a component's name as Java: inside a local component, its child, named after it.
+func (p *progGen) componentName(c *pcl.Component) string {
+	if p.namedFrom != "" {
+		return fmt.Sprintf("%s + %s", p.namedFrom, javaString("-"+c.LogicalName()))
 	}
+	return javaString(c.LogicalName())
+}
+
+// componentOptions prints a component's options as a resource's (with the enclosing component as
+// parent; a local component's resources and invokes have it as parent, so they inherit its
+// providers), or null.
+func (p *progGen) componentOptions(c *pcl.Component) string {
+	if opts := p.options(c.Name(), c.Options, "com.pulumi.resources.ComponentResourceOptions"); opts != "" {
+		return opts
+	}
+	return "null"
+}
+
+// sourcelessComponent prints a component without a source, which names an existing component
+// resource by its token: the SDK's ComponentResource of that type, its inputs the fields of an
+// anonymous ResourceArgs (the SDK reads an Args' @Import fields).
+func (p *progGen) sourcelessComponent(c *pcl.Component) string {
+	var b strings.Builder
+	output := p.f.ref("com.pulumi.core.Output")
+	fmt.Fprintf(&b, "        var %s = new %s(%s, %s, new %s() {\n", p.names[c], p.f.ref("com.pulumi.resources.ComponentResource"),
+		javaString(c.Token), p.componentName(c), p.f.ref("com.pulumi.resources.ResourceArgs"))
+	for i, a := range c.Inputs {
+		value := p.exprIn(nil, a.Value, nil, true, "                ")
+		if !p.isOutput(a.Value) {
+			value = output + ".of(" + value + ")"
+		}
+		fmt.Fprintf(&b, "            @%s(name=%s)\n            private final %s<?> _%d = %s;\n",
+			p.f.ref("com.pulumi.core.annotations.Import"), javaString(a.Name), output, i, value)
+	}
+	fmt.Fprintf(&b, "        }, %s);\n\n", p.componentOptions(c))
 	return b.String()
 }
 
@@ -201,12 +248,21 @@ func (p *progGen) componentOutput(root *pcl.Component, path hcl.Traversal) (stri
 }
 
 // resourceName is a resource's logical name as Java: inside a local component, prefixed with the
-// component's name, so that two instances' children differ.
-func (p *progGen) resourceName(r *pcl.Resource) string {
-	if p.namedFrom != "" {
-		return fmt.Sprintf("%s + %s", p.namedFrom, javaString("-"+r.LogicalName()))
+// component's name, so that two instances' children differ; a ranged resource's are name-<suffix>,
+// suffix the Java code of its key ("" for none).
+func (p *progGen) resourceName(r *pcl.Resource, suffix string) string {
+	name := r.LogicalName()
+	if suffix != "" {
+		name += "-"
 	}
-	return javaString(r.LogicalName())
+	code := javaString(name)
+	if p.namedFrom != "" {
+		code = fmt.Sprintf("%s + %s", p.namedFrom, javaString("-"+name))
+	}
+	if suffix != "" {
+		code += " + " + suffix
+	}
+	return code
 }
 
 // isOutput says whether e prints as an Output: an output in PCL's types, or a local component's

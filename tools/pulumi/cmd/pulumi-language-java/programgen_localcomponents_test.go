@@ -26,6 +26,7 @@ resource account "pulumi:providers:chatbot" {
 }
 component hooks "./webhook-set" {
     story = "0123456789abcdef01234567"
+    headers = { "X-Team" = "a" }
     options {
         providers = [account]
     }
@@ -36,8 +37,10 @@ output "url" {
 `)
 	write("webhook-set/main.pp", `
 config story string {}
+config headers "map(string)" {}
 resource hook "chatbot:index:WebhookConnection" {
     storyId = story
+    headers = headers
     url = "https://example.com/${story}"
 }
 output url {
@@ -58,8 +61,9 @@ output thing {
 	app := string(files["App.java"])
 	for _, want := range []string{
 		`var hooks = new WebhookSet("hooks", new WebhookSet.Args()`,
+		`.story("0123456789abcdef01234567")`,
 		// Its options: the providers its resources and invokes inherit.
-		`.story("0123456789abcdef01234567"), ComponentResourceOptions.builder()
+		`.headers(Map.of("X-Team", "a")), ComponentResourceOptions.builder()
                 .providers(account)
                 .build());`,
 		`ctx.export("url", hooks.url());`,
@@ -73,6 +77,8 @@ output thing {
 		"public class WebhookSet extends ComponentResource {",
 		"public static final class Args extends ResourceArgs {",
 		`@Import(name="story")`,
+		// A map input, as a map of its Java element type.
+		"private Output<Map<String,String>> headers;",
 		`super("components:index:WebhookSet", name, args, options);`,
 		// Its resources are its children, named after it.
 		`var hook = new WebhookConnection(name + "-hook", WebhookConnectionArgs.builder()`,
@@ -88,5 +94,31 @@ output thing {
 		if !strings.Contains(class, want) {
 			t.Errorf("WebhookSet.java lacks %s:\n%s", want, class)
 		}
+	}
+}
+
+func TestProgramSourcelessComponent(t *testing.T) {
+	// A component without a source names an existing component resource by its token.
+	program := bindPCL(t, `
+component parts {
+    token = "my:custom:Component"
+    count = 42
+    doc = toJSON({ key = "value" })
+}
+`)
+	files, diags, err := generateProgram(program)
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	app := string(files["App.java"])
+	want := `        var parts = new ComponentResource("my:custom:Component", "parts", new ResourceArgs() {
+            @Import(name="count")
+            private final Output<?> _0 = Output.of(42);
+            @Import(name="doc")
+            private final Output<?> _1 = Output.of(Serialization.serializeJson(Map.of("key", "value")));
+        }, null);
+`
+	if !strings.Contains(app, want) {
+		t.Errorf("App.java lacks %s:\n%s", want, app)
 	}
 }

@@ -218,3 +218,31 @@ output "urls" {
 		t.Errorf("App.java lacks %s:\n%s", want, app)
 	}
 }
+
+func TestProgramMinMax(t *testing.T) {
+	program := bindPCL(t, `
+output "spread" {
+    value = max([1, 2, 3]...)
+}
+output "prefixed" {
+    value = min(0.5, [1, 2]...)
+}
+output "plain" {
+    value = max(1, 2)
+}
+`)
+	files, diags, err := generateProgram(program)
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	app := string(files["App.java"])
+	for _, want := range []string{
+		`ctx.export("spread", List.of(1, 2, 3).stream().mapToInt(Number::intValue).max().getAsInt());`,
+		`ctx.export("prefixed", DoubleStream.concat(DoubleStream.of(0.5), List.of(1, 2).stream().mapToDouble(Number::doubleValue)).min().getAsDouble());`,
+		`ctx.export("plain", IntStream.of(1, 2).max().getAsInt());`,
+	} {
+		if !strings.Contains(app, want) {
+			t.Errorf("App.java lacks %s:\n%s", want, app)
+		}
+	}
+}

@@ -22,6 +22,9 @@ func (p *progGen) traversal(e *model.ScopeTraversalExpression, outputOK bool) st
 	if name, ok := p.lifted[e]; ok {
 		return name
 	}
+	if name, ok := p.rangeVar(e); ok {
+		return name
+	}
 	rest := e.Traversal[1:]
 	if v, ok := e.Parts[0].(*model.Variable); ok && p.vars[v] != "" && len(rest) == 0 {
 		return p.vars[v]
@@ -29,17 +32,22 @@ func (p *progGen) traversal(e *model.ScopeTraversalExpression, outputOK bool) st
 	switch root := e.Parts[0].(type) {
 	case *pcl.Resource, *pcl.ReadResource:
 		node := root.(pcl.Node)
+		base := p.names[node]
 		if len(rest) == 0 {
-			return p.names[node]
+			return base
+		}
+		if index, ok := rest[0].(hcl.TraverseIndex); ok && rangedElement(node) {
+			base += ".get(" + indexKey(index.Key) + ")" // one of a ranged resource's
+			rest = rest[1:]
+		}
+		if len(rest) == 0 {
+			return base
 		}
 		if !outputOK {
 			p.fail(exprRange(e), fmt.Sprintf("reference %s inside a list or map is not supported by the Java program generator", e.RootName))
 			return ""
 		}
-		if r, ok := root.(*pcl.Resource); ok {
-			return p.resourceOutput(e, node, r.Schema, rest)
-		}
-		return p.resourceOutput(e, node, root.(*pcl.ReadResource).Schema, rest)
+		return p.resourceOutput(exprRange(e), "reference "+e.RootName, base, node, rest)
 	case *pcl.Component:
 		if value, ok := p.componentOutput(root, rest); ok && outputOK {
 			return value
@@ -80,21 +88,27 @@ func indexKey(key cty.Value) string {
 // Output<T> for a required property and Output<Optional<T>> for another; inside an output type, T
 // for a required one, a list or map as is, Optional<T> for another: an optional step maps, and an
 // absent value ends as null, as the value PCL means.
-func (p *progGen) resourceOutput(e *model.ScopeTraversalExpression, r pcl.Node, sch *schema.Resource, path hcl.Traversal) string {
+func (p *progGen) resourceOutput(rng *hcl.Range, what, name string, r pcl.Node, path hcl.Traversal) string {
 	first, ok := path[0].(hcl.TraverseAttr)
 	if !ok {
-		p.fail(exprRange(e), fmt.Sprintf("reference %s: an index of a resource is not supported by the Java program generator", e.RootName))
+		p.fail(rng, what+": an index of a resource is not supported by the Java program generator")
 		return ""
 	}
-	name := p.names[r]
 	if first.Name == "id" || first.Name == "urn" {
 		if len(path) > 1 {
-			p.fail(exprRange(e), fmt.Sprintf("reference %s.%s: a path into it is not supported by the Java program generator", e.RootName, first.Name))
+			p.fail(rng, fmt.Sprintf("%s.%s: a path into it is not supported by the Java program generator", what, first.Name))
 			return ""
 		}
 		return name + "." + first.Name + "()" // Resource's own id() and urn()
 	}
 	base := name + "." + resourceAccessor(first.Name) + "()"
+	var sch *schema.Resource
+	switch r := r.(type) {
+	case *pcl.Resource:
+		sch = r.Schema
+	case *pcl.ReadResource:
+		sch = r.Schema
+	}
 	var prop *schema.Property
 	if sch != nil {
 		for _, candidate := range sch.Properties {
@@ -105,15 +119,15 @@ func (p *progGen) resourceOutput(e *model.ScopeTraversalExpression, r pcl.Node, 
 	}
 	if prop == nil {
 		if len(path) > 1 {
-			p.fail(exprRange(e), fmt.Sprintf("reference %s.%s: a path into a property the schema does not type is not supported by the Java program generator", e.RootName, first.Name))
+			p.fail(rng, fmt.Sprintf("%s.%s: a path into a property the schema does not type is not supported by the Java program generator", what, first.Name))
 			return ""
 		}
 		return base
 	}
-	if value, ok := p.resourceRefProperty(r, prop, path); ok {
+	if value, ok := p.resourceRefProperty(name, prop, path); ok {
 		return value
 	}
-	code, ok := p.valuePath(exprRange(e), "reference "+e.RootName, "v", plainType(prop.Type), !prop.IsRequired(), path[1:])
+	code, ok := p.valuePath(rng, what, "v", plainType(prop.Type), !prop.IsRequired(), path[1:])
 	if !ok {
 		return ""
 	}
@@ -169,4 +183,30 @@ func (p *progGen) valuePath(rng *hcl.Range, what, code string, current schema.Ty
 		code += ".orElse(null)"
 	}
 	return code, true
+}
+
+// index prints collection[key] of a key known at run time (a list's get(i), a map's get(k)).
+func (p *progGen) index(g *sdkGen, e *model.IndexExpression, indent string) string {
+	if _, ok := rangedResources(e.Collection); (!ok && !p.plainOperand(e.Collection)) || !p.plainOperand(e.Key) {
+		return "" // a ranged resource's resources are a Java list or map
+	}
+	return fmt.Sprintf("%s.get(%s)", p.exprIn(g, e.Collection, nil, false, indent), p.exprIn(g, e.Key, nil, false, indent))
+}
+
+// rangedResourceIndex is the resource res of res[key].path, one of a ranged resource's.
+func rangedResourceIndex(e *model.RelativeTraversalExpression) (pcl.Node, bool) {
+	if index, ok := e.Source.(*model.IndexExpression); ok {
+		return rangedResources(index.Collection)
+	}
+	return nil, false
+}
+
+// rangedResources is the resource e names, if it is a ranged one whose resources are a Java list or map.
+func rangedResources(e model.Expression) (pcl.Node, bool) {
+	if t, ok := e.(*model.ScopeTraversalExpression); ok && len(t.Parts) > 0 && len(t.Traversal) == 1 {
+		if node, ok := t.Parts[0].(pcl.Node); ok && rangedElement(node) {
+			return node, true
+		}
+	}
+	return nil, false
 }
