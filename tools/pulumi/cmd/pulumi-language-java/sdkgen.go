@@ -753,7 +753,7 @@ func (g *sdkGen) genConfig() error {
 		// As pulumi-java: a secret config value is read as a plain value (Config's getSecret is
 		// there for those who want an Output).
 		f.printf("%s    public %s %s() {\n        return %s;\n    }\n",
-			javadoc("    ", p.Comment), getterType, accessor(p.Name), expr)
+			g.doc("    ", p.Comment), getterType, accessor(p.Name), expr)
 	}
 	f.printf("}\n")
 	g.add(f)
@@ -812,7 +812,7 @@ func (g *sdkGen) genResource(r *schema.Resource, class, argsClass, stateClass st
 		base = "com.pulumi.resources.ProviderResource"
 	}
 
-	f.printf("%s", javadoc("", r.Comment, deprecated(r.DeprecationMessage)))
+	f.printf("%s", g.doc("", r.Comment, deprecated(r.DeprecationMessage)))
 	if r.DeprecationMessage != "" {
 		f.printf("@Deprecated\n")
 	}
@@ -830,7 +830,7 @@ func (g *sdkGen) genResource(r *schema.Resource, class, argsClass, stateClass st
 		}
 		refs, tree := t.exportShape(f)
 		field := ident(p.Name)
-		f.printf("%s", javadoc("    ", p.Comment, deprecated(p.DeprecationMessage)))
+		f.printf("%s", g.doc("    ", p.Comment, deprecated(p.DeprecationMessage)))
 		if p.DeprecationMessage != "" {
 			f.printf("    @Deprecated\n")
 		}
@@ -839,12 +839,12 @@ func (g *sdkGen) genResource(r *schema.Resource, class, argsClass, stateClass st
 		// As pulumi-java: an output that may be absent is Output<Optional<T>> through its getter.
 		if p.IsRequired() {
 			f.printf("    private %s<%s> %s;\n\n", output, t.code(f), field)
-			f.printf("%s", javadoc("    ", returns(p.Comment)))
+			f.printf("%s", g.doc("    ", returns(p.Comment)))
 			f.printf("    public %s<%s> %s() {\n        return this.%s;\n    }\n",
 				output, t.code(f), resourceAccessor(p.Name), field)
 		} else {
 			f.printf("    private %s</* @Nullable */ %s> %s;\n\n", output, t.code(f), field)
-			f.printf("%s", javadoc("    ", returns(p.Comment)))
+			f.printf("%s", g.doc("    ", returns(p.Comment)))
 			f.printf("    public %s<%s<%s>> %s() {\n        return %s.optional(this.%s);\n    }\n",
 				output, f.ref("java.util.Optional"), t.code(f), resourceAccessor(p.Name),
 				f.ref("com.pulumi.core.internal.Codegen"), field)
@@ -986,21 +986,21 @@ func (g *sdkGen) genArgsClass(class, comment string, props []*schema.Property, a
 		return err
 	}
 
-	f.printf("\n%s", javadoc("", comment))
+	f.printf("\n%s", g.doc("", comment))
 	f.printf("public final class %s extends com.pulumi.resources.ResourceArgs {\n\n", name)
 	f.printf("    public static final %[1]s Empty = new %[1]s();\n\n", name)
 	for _, fd := range fields {
-		f.printf("%s", javadoc("    ", fd.p.Comment, deprecated(fd.p.DeprecationMessage)))
+		f.printf("%s", g.doc("    ", fd.p.Comment, deprecated(fd.p.DeprecationMessage)))
 		ot := output + "<" + fd.t.code(f) + ">"
 		if fd.required {
 			f.printf("    @%s(name=%s, required=true)\n", f.ref("com.pulumi.core.annotations.Import"), javaString(fd.p.Name))
 			f.printf("    private %s %s;\n\n", ot, fd.name)
-			f.printf("%s", javadoc("    ", returns(fd.p.Comment)))
+			f.printf("%s", g.doc("    ", returns(fd.p.Comment)))
 			f.printf("    public %s %s() {\n        return this.%s;\n    }\n\n", ot, fd.acc, fd.name)
 		} else {
 			f.printf("    @%s(name=%s)\n", f.ref("com.pulumi.core.annotations.Import"), javaString(fd.p.Name))
 			f.printf("    private @%s %s %s;\n\n", f.ref("javax.annotation.Nullable"), ot, fd.name)
-			f.printf("%s", javadoc("    ", returns(fd.p.Comment)))
+			f.printf("%s", g.doc("    ", returns(fd.p.Comment)))
 			f.printf("    public %s<%s> %s() {\n        return %s.ofNullable(this.%s);\n    }\n\n",
 				f.ref("java.util.Optional"), ot, fd.acc, f.ref("java.util.Optional"), fd.name)
 		}
@@ -1033,7 +1033,7 @@ func (g *sdkGen) genArgsClass(class, comment string, props []*schema.Property, a
         }
 `, name, objects)
 	for _, fd := range fields {
-		doc := javadoc("        ", paramDoc(fd.name, fd.p.Comment), "@return builder")
+		doc := g.doc("        ", paramDoc(fd.name, fd.p.Comment), "@return builder")
 		ann := ""
 		if !fd.required {
 			ann = "@" + f.ref("javax.annotation.Nullable") + " "
@@ -1095,15 +1095,15 @@ func (g *sdkGen) genOutputClass(class, comment string, props []*schema.Property)
 		return "@" + f.ref("javax.annotation.Nullable") + " " + fd.t.code(f)
 	}
 
-	f.printf("%s", javadoc("", comment))
+	f.printf("%s", g.doc("", comment))
 	f.printf("@%s\npublic final class %s {\n", customType, name)
 	for _, fd := range fields {
-		f.printf("%s", javadoc("    ", fd.p.Comment, deprecated(fd.p.DeprecationMessage)))
+		f.printf("%s", g.doc("    ", fd.p.Comment, deprecated(fd.p.DeprecationMessage)))
 		f.printf("    private %s %s;\n", fieldType(fd), fd.name)
 	}
 	f.printf("\n    private %s() {}\n", name)
 	for _, fd := range fields {
-		f.printf("%s", javadoc("    ", returns(fd.p.Comment)))
+		f.printf("%s", g.doc("    ", returns(fd.p.Comment)))
 		switch {
 		case fd.required:
 			f.printf("    public %s %s() {\n        return this.%s;\n    }\n", fd.t.code(f), fd.acc, fd.name)
@@ -1269,7 +1269,7 @@ func (g *sdkGen) pom() string {
 	}
 	w("    <name>%s</name>\n", xmlText(name))
 	if g.pkg.Description != "" {
-		w("    <description>%s</description>\n", xmlText(g.pkg.Description))
+		w("    <description>%s</description>\n", xmlText(g.resolveDocRefs(g.pkg.Description)))
 	}
 	url := g.pkg.Homepage
 	if url == "" {
@@ -1375,7 +1375,7 @@ func (g *sdkGen) readme() string {
 		title = g.pkg.Name
 	}
 	fmt.Fprintf(&b, "# %s Java SDK\n\n", title)
-	if d := strings.TrimSpace(g.pkg.Description); d != "" {
+	if d := strings.TrimSpace(g.resolveDocRefs(g.pkg.Description)); d != "" {
 		b.WriteString(d + "\n\n")
 	}
 	fmt.Fprintf(&b, `## Installing

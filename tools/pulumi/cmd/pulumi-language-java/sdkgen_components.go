@@ -31,7 +31,7 @@ func (g *sdkGen) genComponent(r *schema.Resource, class, argsClass string) error
 	output := f.ref("com.pulumi.core.Output")
 	options := "com.pulumi.resources.ComponentResourceOptions"
 
-	f.printf("%s", javadoc("", r.Comment, deprecated(r.DeprecationMessage)))
+	f.printf("%s", g.doc("", r.Comment, deprecated(r.DeprecationMessage)))
 	if r.DeprecationMessage != "" {
 		f.printf("@Deprecated\n")
 	}
@@ -44,7 +44,7 @@ func (g *sdkGen) genComponent(r *schema.Resource, class, argsClass string) error
 		}
 		refs, tree := t.exportShape(f)
 		field := ident(p.Name)
-		f.printf("%s", javadoc("    ", p.Comment, deprecated(p.DeprecationMessage)))
+		f.printf("%s", g.doc("    ", p.Comment, deprecated(p.DeprecationMessage)))
 		if p.DeprecationMessage != "" {
 			f.printf("    @Deprecated\n")
 		}
@@ -52,12 +52,12 @@ func (g *sdkGen) genComponent(r *schema.Resource, class, argsClass string) error
 			f.ref("com.pulumi.core.annotations.Export"), javaString(p.Name), refs, javaString(tree))
 		if p.IsRequired() {
 			f.printf("    private %s<%s> %s;\n\n", output, t.code(f), field)
-			f.printf("%s", javadoc("    ", returns(p.Comment)))
+			f.printf("%s", g.doc("    ", returns(p.Comment)))
 			f.printf("    public %s<%s> %s() {\n        return this.%s;\n    }\n",
 				output, t.code(f), resourceAccessor(p.Name), field)
 		} else {
 			f.printf("    private %s</* @Nullable */ %s> %s;\n\n", output, t.code(f), field)
-			f.printf("%s", javadoc("    ", returns(p.Comment)))
+			f.printf("%s", g.doc("    ", returns(p.Comment)))
 			f.printf("    public %s<%s<%s>> %s() {\n        return %s.optional(this.%s);\n    }\n",
 				output, f.ref("java.util.Optional"), t.code(f), resourceAccessor(p.Name),
 				f.ref("com.pulumi.core.internal.Codegen"), field)

@@ -121,7 +121,7 @@ func (g *sdkGen) genEnum(e *schema.EnumType) error {
 	name := f.class
 	vt := f.ref(valueType)
 	enumType := f.ref("com.pulumi.core.annotations.EnumType")
-	f.printf("%s", javadoc("", e.Comment))
+	f.printf("%s", g.doc("", e.Comment))
 	f.printf("@%s\npublic enum %s {\n", enumType, name)
 	names := enumMemberNames(e)
 	for i, el := range e.Elements {
@@ -133,7 +133,7 @@ func (g *sdkGen) genEnum(e *schema.EnumType) error {
 		if i == len(e.Elements)-1 {
 			sep = ";"
 		}
-		f.printf("%s", javadoc("    ", el.Comment, deprecated(el.DeprecationMessage)))
+		f.printf("%s", g.doc("    ", el.Comment, deprecated(el.DeprecationMessage)))
 		f.printf("    %s(%s)%s\n", names[i], lit, sep)
 	}
 	if len(e.Elements) == 0 {

@@ -204,7 +204,7 @@ func (g *sdkGen) genPlainArgsClass(class string, props []*schema.Property) error
 	f.printf("\npublic final class %s extends %s {\n\n", name, f.ref("com.pulumi.resources.InvokeArgs"))
 	f.printf("    public static final %[1]s Empty = new %[1]s();\n\n", name)
 	for _, fd := range fields {
-		f.printf("%s", javadoc("    ", fd.p.Comment, deprecated(fd.p.DeprecationMessage)))
+		f.printf("%s", g.doc("    ", fd.p.Comment, deprecated(fd.p.DeprecationMessage)))
 		imp := f.ref("com.pulumi.core.annotations.Import")
 		if fd.required {
 			f.printf("    @%s(name=%s, required=true)\n    private %s %s;\n\n", imp, javaString(fd.p.Name), fd.t.code(f), fd.name)
@@ -300,7 +300,7 @@ func (g *sdkGen) genFunctionsClass(class string, fns []*schema.Function) error {
 		if hasPlain {
 			plainArgs = f.ref(g.functionArgsClass(fn, true))
 		}
-		doc := javadoc("    ", fn.Comment, deprecated(fn.DeprecationMessage))
+		doc := g.doc("    ", fn.Comment, deprecated(fn.DeprecationMessage))
 		// Without required arguments the arguments may be left out.
 		required := false
 		if fn.Inputs != nil {
