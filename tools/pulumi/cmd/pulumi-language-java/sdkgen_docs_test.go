@@ -36,7 +36,7 @@ func TestSDKDocRefs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	thing := file(t, files, javaDirOf("docs")+"Thing.java")
+	thing := file(t, files, "src/main/java/com/pulumi/docs/"+"Thing.java")
 	for _, want := range []string{
 		" * Thing is set by DocsFunctions.makething with ThingArgs.size, drawn as com.pulumi.shapes.Square by Provider.",
 		" * Half of Box.width.",
