@@ -119,18 +119,12 @@ func (p *progGen) invoke(call *model.FunctionCallExpression, indent string) stri
 // component the component is the parent, whose providers the invoke then uses (l3-component-invoke).
 func (p *progGen) invokeOptions(o *model.ObjectConsExpression, indent string) string {
 	var setters []string
-	parent := p.parent != ""
+	var items []model.ObjectConsItem
 	if o != nil {
-		for _, item := range o.Items {
-			if key, ok := literalKey(item.Key); ok && key == "parent" {
-				parent = false
-			}
-		}
+		items = o.Items
 	}
-	if parent {
-		setters = append(setters, fmt.Sprintf("%s.parent(%s)", indent, p.parent))
-	}
-	for _, item := range optionItems(o) {
+	parent := p.parent != ""
+	for _, item := range items {
 		key, ok := literalKey(item.Key)
 		if !ok {
 			p.fail(exprRange(item.Key), "an invoke option name that is not a literal is not supported by the Java program generator")
@@ -139,6 +133,7 @@ func (p *progGen) invokeOptions(o *model.ObjectConsExpression, indent string) st
 		var value string
 		switch key {
 		case "parent", "provider", "version":
+			parent = parent && key != "parent" // an explicit parent wins over the component's
 			value = p.exprIn(nil, item.Value, nil, false, indent)
 		case "pluginDownloadUrl":
 			key = "pluginDownloadURL"
@@ -160,6 +155,9 @@ func (p *progGen) invokeOptions(o *model.ObjectConsExpression, indent string) st
 		}
 		setters = append(setters, fmt.Sprintf("%s.%s(%s)", indent, key, value))
 	}
+	if parent {
+		setters = append([]string{fmt.Sprintf("%s.parent(%s)", indent, p.parent)}, setters...)
+	}
 	if len(setters) == 0 {
 		return ""
 	}
@@ -167,14 +165,6 @@ func (p *progGen) invokeOptions(o *model.ObjectConsExpression, indent string) st
 	// which take no dependsOn.
 	return fmt.Sprintf("new %s.Builder()\n%s\n%s.build()", p.f.ref("com.pulumi.deployment.InvokeOutputOptions"),
 		strings.Join(setters, "\n"), indent)
-}
-
-// optionItems are o's items, none when o is nil.
-func optionItems(o *model.ObjectConsExpression) []model.ObjectConsItem {
-	if o == nil {
-		return nil
-	}
-	return o.Items
 }
 
 // invokeCall is the invoke call e is, or the one the local e names is defined as.

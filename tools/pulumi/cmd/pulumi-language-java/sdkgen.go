@@ -34,6 +34,7 @@ import (
 	"unicode"
 
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 )
 
 // The tool named in each generated file's header, as pulumi-java names itself.
@@ -1177,24 +1178,17 @@ func (g *sdkGen) version() string {
 func (g *sdkGen) genProjectFiles() {
 	version := g.version()
 	resources := path.Join("src", "main", "resources", strings.ReplaceAll(g.root, ".", "/"))
-	// The fields PulumiPlugins reads, in pulumi-java's order; server only when the schema has one.
-	plugin := struct {
-		Resource bool   `json:"resource"`
-		Name     string `json:"name"`
-		Version  string `json:"version"`
-		Server   string `json:"server,omitempty"`
-
-		// A parameterized package's: the base plugin serves it, given one of these.
-		Parameterization          *pluginParameterization `json:"parameterization,omitempty"`
-		ExtensionParameterization *pluginParameterization `json:"extensionParameterization,omitempty"`
-	}{Resource: true, Server: g.pkg.PluginDownloadURL}
-	plugin.Name, plugin.Version = g.pluginNameVersion()
+	// The fields PulumiPlugins reads, in pulumi-java's order (the engine's own plugin.json type):
+	// server only when the schema has one; a parameterized package's names its base plugin and
+	// the parameterization it is served with.
+	info := plugin.PulumiPluginJSON{Resource: true, Server: g.pkg.PluginDownloadURL}
+	info.Name, info.Version = g.pluginNameVersion()
 	if p := g.parameter(); p != nil && p.extension {
-		plugin.ExtensionParameterization = p.json
+		info.ExtensionParameterization = p.json
 	} else if p != nil {
-		plugin.Parameterization = p.json
+		info.Parameterization = p.json
 	}
-	pluginJSON, _ := json.MarshalIndent(plugin, "", "  ")
+	pluginJSON, _ := json.MarshalIndent(info, "", "  ")
 	g.files[path.Join(resources, "plugin.json")] = append(pluginJSON, '\n')
 	g.files[path.Join(resources, "version.txt")] = []byte(version + "\n")
 	g.files["pom.xml"] = []byte(g.pom())

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 )
 
 // A parameterized package (a schema with a parameterization: its resources are served by a base
@@ -16,26 +17,18 @@ import (
 // invoke of the package passes that reference (l2-parameterized-resource-twice,
 // l2-explicit-parameterized-provider).
 
-// pluginParameterization is plugin.json's parameterization or extensionParameterization, as
-// PulumiPluginParameterization reads it.
-type pluginParameterization struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-	Value   string `json:"value"` // the parameter, base64
-}
-
 // packageParameter is how the package is served: by which plugin (name, version), given which
 // parameter, and whether it extends that plugin's provider rather than replacing its schema. Nil
 // for a plain plugin's package.
 type packageParameter struct {
 	plugin, version string
-	json            *pluginParameterization
+	json            *plugin.PulumiParameterizationJSON // plugin.json's, as the Java SDK's scan reads it
 	extension       bool
 }
 
 func (g *sdkGen) parameter() *packageParameter {
-	own := func(parameter []byte) *pluginParameterization {
-		return &pluginParameterization{Name: g.pkg.Name, Version: g.version(), Value: base64.StdEncoding.EncodeToString(parameter)}
+	own := func(parameter []byte) *plugin.PulumiParameterizationJSON {
+		return &plugin.PulumiParameterizationJSON{Name: g.pkg.Name, Version: g.version(), Value: parameter}
 	}
 	if p := g.pkg.Parameterization; p != nil {
 		return &packageParameter{p.BasePlugin.Name, p.BasePlugin.Version.String(), own(p.Parameter), false}
@@ -91,7 +84,7 @@ func (g *sdkGen) utilitiesPackageRef(f *javaFile) string {
         return packageRef;
     }
 `, future, f.ref("com.pulumi.deployment.Deployment"), javaString(p.plugin), javaString(p.version),
-		javaString(g.pkg.PluginDownloadURL), javaString(p.json.Name), javaString(p.json.Value), p.extension)
+		javaString(g.pkg.PluginDownloadURL), javaString(p.json.Name), javaString(base64.StdEncoding.EncodeToString(p.json.Value)), p.extension)
 }
 
 // dependencyAndRef is what a custom resource's (or provider's) super call adds for a parameterized
