@@ -11,7 +11,9 @@ package main
 //   - the Provider and ProviderArgs, a Config class for the config variables, Utilities (the
 //     version from the version.txt resource);
 //   - resources <base>/<name>/plugin.json and version.txt: the Java SDK's classpath scan
-//     (com.pulumi.bootstrap.internal.PulumiPlugins) finds the plugin to download by plugin.json.
+//     (com.pulumi.bootstrap.internal.PulumiPlugins) finds the plugin to download by plugin.json;
+//   - functions (<Package>Functions), component resources, enums, and for a parameterized or
+//     extension package the registration of its package reference (sdkgen_parameterized.go).
 //
 // Where it differs from pulumi-java: the build is a Maven pom.xml (pulumi-java writes build.gradle
 // and settings.gradle, whose build writes plugin.json and version.txt; Gradle is not available
@@ -19,8 +21,9 @@ package main
 // plugin.json (pulumi-java reads com/pulumi/<name>/version.txt whatever the base package); a
 // resource without stateInputs still gets a <X>State of its output properties, all optional, for
 // get (pulumi-java writes no State class then); a secret input is sealed by its Args' build()
-// (Output.asSecret, as the Go and Python SDKs seal theirs); functions and unions of more than two
-// types are refused with an error rather than generated; types of other packages are their SDKs'
+// (Output.asSecret, as the Go and Python SDKs seal theirs); resource methods, unions of more than
+// two types and an extension of a parameterized provider are refused with an error rather than
+// generated; types of other packages are their SDKs'
 // classes (sdkgen_deps.go); components' methods are left out, as pulumi-java leaves them out
 // (sdkgen_components.go).
 
