@@ -11,16 +11,28 @@
  * generate SDKs.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { LegacyWebhookArgs, LegacyWebhookOutputs } from "../resources/legacyWebhook";
+import type {
+    GetLegacyWebhookArgs,
+    GetLegacyWebhookOutputArgs,
+    LegacyWebhookArgs,
+    LegacyWebhookOutputs,
+} from "../resources/legacyWebhook";
 import { resourceOfType } from "../resources/registry";
 import { unsetProperties } from "../resources/spec";
-import type { WebhookConnectionArgs, WebhookConnectionOutputs } from "../resources/webhookConnection";
+import type { LookupInputs } from "../resources/spec";
+import type {
+    GetWebhookConnectionArgs,
+    GetWebhookConnectionOutputArgs,
+    WebhookConnectionArgs,
+    WebhookConnectionOutputs,
+} from "../resources/webhookConnection";
 import { PACKAGE, PLUGIN_DOWNLOAD_URL, SETTINGS, token, VERSION } from "./schema";
 
 /** The plugin of this package's version, from its release: the options the generated SDKs give
  *  every resource (Pulumi's Node.js SDKs merge them the same way), so a user's own wins. */
+const PLUGIN = { version: VERSION, pluginDownloadURL: PLUGIN_DOWNLOAD_URL };
 const withPlugin = (opts: pulumi.CustomResourceOptions | undefined): pulumi.CustomResourceOptions =>
-    pulumi.mergeOptions({ version: VERSION, pluginDownloadURL: PLUGIN_DOWNLOAD_URL }, opts);
+    pulumi.mergeOptions(PLUGIN, opts);
 
 /** A class of the native provider: `new X(name, args, opts)`, and `X.get(name, id)`. */
 export interface NativeResourceClass<Args, Outputs> {
@@ -83,3 +95,70 @@ export class Provider extends pulumi.ProviderResource {
         super(PACKAGE, name, props, withPlugin(sealed));
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The plugin's lookup functions (../resources/lookup.ts), as every generated SDK has them: a plain
+// form (a Promise) and an Output form, each taking invoke options, whose `provider` reads that
+// provider's account. Read only; they run at preview too.
+
+/** A function's plain and Output forms, with the plugin of this package's version. */
+function nativeFunction<Args, OutputArgs, Result>(name: string) {
+    return {
+        plain: (args: Args, opts?: pulumi.InvokeOptions): Promise<Result> =>
+            pulumi.runtime.invoke(token(name), args as pulumi.Inputs, { ...PLUGIN, ...opts }),
+        output: (args: OutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<Result> =>
+            pulumi.runtime.invokeOutput<Result>(token(name), args as pulumi.Inputs, { ...PLUGIN, ...opts }),
+    };
+}
+
+/** A connection found: `id` and every field; `token`, `headers` and `auth` are secret in the Output form. */
+export type GetWebhookConnectionResult = WebhookConnectionOutputs & { id: string };
+const webhookConnection = nativeFunction<
+    GetWebhookConnectionArgs,
+    GetWebhookConnectionOutputArgs,
+    GetWebhookConnectionResult
+>("getWebhookConnection");
+/** Reads one connection, by `id`, or by `name` (and `storyId`); no match, or several, is an error naming them. */
+export const getWebhookConnection = webhookConnection.plain;
+export const getWebhookConnectionOutput = webhookConnection.output;
+
+/** A legacy webhook found: `id` and every field. */
+export type GetLegacyWebhookResult = LegacyWebhookOutputs & { id: string };
+const legacyWebhook = nativeFunction<GetLegacyWebhookArgs, GetLegacyWebhookOutputArgs, GetLegacyWebhookResult>(
+    "getLegacyWebhook",
+);
+/** Reads one legacy webhook, by `id` or by `name`. */
+export const getLegacyWebhook = legacyWebhook.plain;
+export const getLegacyWebhookOutput = legacyWebhook.output;
+
+/** A connection as the list read shows it: no token, headers or auth. */
+export type WebhookConnectionListItem = { id: string } & Omit<WebhookConnectionOutputs, "token" | "headers" | "auth">;
+export interface GetWebhookConnectionsArgs {
+    /** Only this story's connections. */
+    storyId?: string;
+    /** Only those whose name starts with this. */
+    namePrefix?: string;
+}
+const webhookConnections = nativeFunction<
+    GetWebhookConnectionsArgs,
+    LookupInputs<GetWebhookConnectionsArgs>,
+    { items: WebhookConnectionListItem[] }
+>("getWebhookConnections");
+/** Lists the account's connections, in the API's order. */
+export const getWebhookConnections = webhookConnections.plain;
+export const getWebhookConnectionsOutput = webhookConnections.output;
+
+/** A legacy webhook as the list read shows it: id, name and url. */
+export type LegacyWebhookListItem = { id: string } & Pick<LegacyWebhookOutputs, "name" | "url">;
+export interface GetLegacyWebhooksArgs {
+    /** Only those whose name starts with this. */
+    namePrefix?: string;
+}
+const legacyWebhooks = nativeFunction<
+    GetLegacyWebhooksArgs,
+    LookupInputs<GetLegacyWebhooksArgs>,
+    { items: LegacyWebhookListItem[] }
+>("getLegacyWebhooks");
+/** Lists the account's legacy webhooks. */
+export const getLegacyWebhooks = legacyWebhooks.plain;
+export const getLegacyWebhooksOutput = legacyWebhooks.output;

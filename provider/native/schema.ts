@@ -8,8 +8,9 @@
  */
 import { DEFAULT_RETRY } from "../client/retry";
 import { configKeys, DEFAULT_API_URL, envVars, tuningEnvVars } from "../config";
+import { lookupFunctions, NAME_PREFIX, type LookupFunction } from "../resources/lookup";
 import { resources } from "../resources/registry";
-import { ADOPT_KEY, type Field, type FieldKind, type OutputType } from "../resources/spec";
+import { ADOPT_KEY, omit, pick, type Field, type FieldKind, type OutputType } from "../resources/spec";
 import { validate } from "../schema/validate";
 
 export const PACKAGE = "chatbot";
@@ -175,6 +176,74 @@ export const SETTINGS = {
     },
 } as const satisfies Record<keyof typeof configKeys, Property>;
 
+interface ResourceSchema {
+    properties: Record<string, Property>;
+    required: string[];
+}
+
+/**
+ * A lookup function's schema (../resources/lookup.ts): `get<Type>` takes `id`, or `name` and what
+ * the resource narrows a search by, and returns `id` and every output of the resource, its secret
+ * ones marked; `get<Type>s` returns `items`, each what the list read holds (a type of its own).
+ */
+function functionSchema(fn: LookupFunction, resource: ResourceSchema, types: Record<string, Property>): Property {
+    const { spec } = fn;
+    const narrow: Record<string, Property> = spec.narrowBy
+        ? { [spec.narrowBy.arg]: { type: "string", description: spec.narrowBy.description } }
+        : {};
+    const id = { type: "string", description: `The ${spec.noun}'s id.` };
+    // A function's result is read, never set: what replaces a resource means nothing here.
+    const outputs = Object.fromEntries(
+        Object.entries(resource.properties).map(([key, p]) => [key, omit(p, ["willReplaceOnChanges"])]),
+    );
+    if (!fn.many) {
+        return {
+            description:
+                `Reads an existing ${spec.noun} (\`${spec.path}/{id}\`), by \`id\` or by \`name\`: nothing is managed or ` +
+                "changed. No match, or more than one (named by their ids), is an error that says what was looked " +
+                "for. Secret fields come back secret. An explicit provider reads its own account.",
+            inputs: {
+                type: "object",
+                properties: {
+                    id: { type: "string", description: `The id of the ${spec.noun} to read. Give \`id\` or \`name\`.` },
+                    name: {
+                        type: "string",
+                        description: `The name of the ${spec.noun} to read: exactly one must have it. Give \`id\` or \`name\`.`,
+                    },
+                    ...narrow,
+                },
+            },
+            outputs: { type: "object", properties: { id, ...outputs }, required: ["id", ...resource.required] },
+        };
+    }
+    const item = token(`${spec.type}ListItem`);
+    types[item] = {
+        type: "object",
+        description: `A ${spec.noun} as the list read (\`GET ${spec.path}\`) shows it: no secret field.`,
+        properties: { id, ...pick(outputs, spec.listed) },
+        required: ["id", ...resource.required.filter((key) => spec.listed.includes(key))],
+    };
+    return {
+        description:
+            `Lists the ${spec.noun}s of the account (\`GET ${spec.path}\`), each with what the list read holds; ` +
+            "read one in full with its get function. Nothing is managed or changed.",
+        inputs: {
+            type: "object",
+            properties: {
+                ...narrow,
+                [NAME_PREFIX]: { type: "string", description: "Only those whose name starts with this." },
+            },
+        },
+        outputs: {
+            type: "object",
+            properties: {
+                items: { type: "array", items: { $ref: `#/types/${item}` }, description: "In the API's order." },
+            },
+            required: ["items"],
+        },
+    };
+}
+
 /** The whole schema, as `GetSchema` returns it. */
 export function packageSchema(): Record<string, unknown> {
     const types: Record<string, Property> = {};
@@ -221,6 +290,10 @@ export function packageSchema(): Record<string, unknown> {
             ],
         };
     }
+    const functions: Record<string, unknown> = {};
+    for (const fn of lookupFunctions) {
+        functions[token(fn.name)] = functionSchema(fn, resourceSchemas[token(fn.spec.type)] as ResourceSchema, types);
+    }
     return {
         name: PACKAGE,
         displayName: "ChatBot",
@@ -242,6 +315,7 @@ export function packageSchema(): Record<string, unknown> {
         },
         types,
         resources: resourceSchemas,
+        functions,
         language: {
             // The classes `pulumi import` prints are this package's own (./index.ts).
             nodejs: { packageName: "pulumi-chatbot/native" },

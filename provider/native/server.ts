@@ -16,8 +16,9 @@
  */
 import * as path from "path";
 import { stopWaiting } from "../client/cancel";
-import { configureFromStack } from "../config";
+import { apiClient, configureFromStack } from "../config";
 import { exitWhenEngineGone } from "../engineWatch";
+import { lookupFunctions, runLookup, type LookupFunction } from "../resources/lookup";
 import { resources } from "../resources/registry";
 import { dynamicProvider, type DynamicProvider } from "../resources/dynamicProvider";
 import { asSecret, isSecretValue, markSecret, revealed } from "../resources/secretWrapper";
@@ -58,6 +59,11 @@ const served = new Map<string, Served>(
             replaceKeys: keysWhere(spec, "replaces"),
         },
     ]),
+);
+
+/** The lookup functions, by token, each with the resource it reads. */
+const functions = new Map<string, { fn: LookupFunction; served: Served }>(
+    lookupFunctions.map((fn) => [token(fn.name), { fn, served: served.get(token(fn.spec.type)) as Served }]),
 );
 
 /** The resource type a request is for: its `type`, else the URN's last type. */
@@ -279,6 +285,20 @@ export const service = {
         const { provider } = typeOf(req);
         await provider.delete(req.getId(), unwrap(req.getProperties()).value);
         return new emptyProto.Empty();
+    }),
+
+    /**
+     * The lookup functions (`chatbot:index:getWebhookConnection`, ...): read only, at preview too,
+     * with this provider's settings, so an explicit provider reads its own account. Secret fields
+     * come back secret, as the resource's do; a list item has none.
+     */
+    invoke: serve(async (req) => {
+        const found = functions.get(req.getTok());
+        if (!found) {
+            throw new Error(`unknown function ${req.getTok()}: this provider has ${[...functions.keys()].join(", ")}`);
+        }
+        const result = await runLookup(apiClient(), found.fn, unwrap(req.getArgs()).value);
+        return new proto.InvokeResponse().setReturn(struct(result, found.fn.many ? undefined : found.served));
     }),
 
     /** The engine is cancelling the run (a first Ctrl-C, a cancelled pipeline): requests waiting

@@ -11,7 +11,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { dynamicProvider } from "./dynamicProvider";
-import { lookUp, outputForm } from "./lookup";
+import { lookUp, outputForm } from "./getFunctions";
 import { ChatbotResource } from "./registration";
 import type { Looked, LookupArgs, LookupInputs } from "./spec";
 import type { BasicAuth } from "./webhookConnectionSpec";

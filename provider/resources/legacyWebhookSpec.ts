@@ -136,6 +136,8 @@ export const spec: ResourceSpec<LegacyWebhookInputs, LegacyWebhookOutputs, ApiLe
         lastError: typeof w.error === "string" ? w.error : w.error ? w.error.message : null,
         lastErrorAt: w.error && typeof w.error === "object" ? w.error.date : null,
     }),
+    // The list read has id, name and url (API description 2.2).
+    listed: ["name", "url"],
     blankOutputs: () => ({ lastError: null, lastErrorAt: null }),
     // Each write answers 200 "success", with the webhook's id (API description, 4.2).
     envelopes: {

@@ -1,38 +1,20 @@
 /**
  * Reading what an account holds, from a resource's spec: list every item, read one in full, find
- * one by id or by name. Read only. Used by the get functions (`getWebhookConnection`, ...) in a
- * program's process and by `pulumi-chatbot discover`; the provider has its own reads, with its
- * write-safety around them.
+ * one by id or by name, list the items a search names. Read only, and without @pulumi/pulumi: the
+ * native plugin serves these as its invoke functions (`chatbot:index:getWebhookConnection`, ...,
+ * `lookupFunctions` below), the dynamic delivery's get functions (./getFunctions.ts) run them in a
+ * program's process, and `pulumi-chatbot discover` and `recover` read through them. The provider
+ * has its own reads, with its write-safety around them.
  */
-import * as pulumi from "@pulumi/pulumi";
-import { ChatbotClient } from "../client/client";
+import type { ChatbotClient } from "../client/client";
 import { NotFoundError } from "../client/errors";
-import { configKeys, resolveSettings } from "../config";
-import { keysWhere, type AnySpec, type Looked, type Plain, type ResourceSpec } from "./spec";
-
-/** Here, not in ../config.ts, which the native plugin loads: it needs no @pulumi/pulumi. */
-const programClients = new Map<string, ChatbotClient>();
-
-/** The client for a program's own settings (the get functions), read as the provider reads them:
- *  the stack's `chatbot:token` and `chatbot:apiUrl`, else CHATBOT_TOKEN and CHATBOT_API_URL. */
-export function programClient(): ChatbotClient {
-    const config = new pulumi.Config(configKeys.token.split(":")[0]);
-    const read = (k: string) => config.get(k.split(":")[1]);
-    const settings = resolveSettings(process.env, {
-        token: read(configKeys.token),
-        apiUrl: read(configKeys.apiUrl),
-        retryMaxElapsedMs: read(configKeys.retryMaxElapsedMs),
-    });
-    const key = JSON.stringify(settings);
-    let client = programClients.get(key);
-    if (!client) programClients.set(key, (client = new ChatbotClient(settings)));
-    return client;
-}
+import { resources } from "./registry";
+import { pick, type AnySpec, type Plain, type ResourceSpec } from "./spec";
 
 /** A spec as these reads need it, whatever its type parameters. */
 export type ReadableSpec<O extends Plain, R, L> = Pick<
     ResourceSpec<Plain, O, R, L>,
-    "noun" | "path" | "schemas" | "outputs"
+    "noun" | "path" | "schemas" | "outputs" | "narrowBy"
 >;
 
 /** Every item of the list read. */
@@ -104,39 +86,64 @@ export async function findOne<O extends Plain, R, L extends { id: string; name: 
     return { id: matches[0].id, outputs };
 }
 
-/** A found item as a get function returns it: its outputs and `id`, the secret inputs (as the
- *  spec's fields mark them) as secret Outputs. */
-export function withSecrets<O extends Plain, S extends keyof O & string>(
-    spec: Pick<AnySpec, "fields">,
-    found: { id: string; outputs: O },
-): Looked<O, S> {
-    const { id, outputs } = found;
-    const out: Plain = { ...outputs, id };
-    // An absent value has nothing to hide: marking it would make a whole Output form secret.
-    for (const k of keysWhere(spec, "secret"))
-        out[k] = outputs[k] === undefined ? pulumi.output(undefined) : pulumi.secret(outputs[k]);
-    return out as Looked<O, S>;
+/** `also` for a search by name narrowed by the spec's argument (a v2 connection's `storyId`). */
+export function narrowed<L>(spec: { narrowBy?: ResourceSpec<Plain, Plain, unknown, L>["narrowBy"] }, value: unknown) {
+    const by = spec.narrowBy;
+    if (!by || typeof value !== "string" || value === "") return undefined;
+    return { test: (item: L) => by.test(item, value), says: by.says(value) };
 }
 
-/**
- * A get function's `...Output` form, as Pulumi's invoke functions have one: Inputs in, an Output
- * out, secret as a whole when the result holds a secret (the secret Outputs inside are lifted).
- */
-export function outputForm<A extends object, O>(
-    get: (args: A) => Promise<unknown>,
-    args: { [K in keyof A]?: pulumi.Input<A[K]> },
-): pulumi.Output<O & { id: string }> {
-    return pulumi
-        .output(args)
-        .apply((a) => get(a as A))
-        .apply((r) => pulumi.output(r) as pulumi.Output<O & { id: string }>);
+/** A list item as the list functions return it: `id` and the outputs the list read holds. */
+export function listedItem<O extends Plain, R, L extends { id: string }>(
+    spec: ReadableSpec<O, R, L> & { listed: ReadonlyArray<string> },
+    item: L,
+): Plain {
+    // A list item is a single read without its secret fields (the spec's `outputs` says so).
+    return { id: item.id, ...pick(spec.outputs(item as unknown as R), spec.listed) };
 }
 
-/** What a get function does: find the one item (see `findOne`) with the program's settings, and
- *  return it with its secret inputs as secret Outputs. */
-export async function lookUp<O extends Plain, S extends keyof O & string, L extends { id: string; name: string }>(
-    spec: ReadableSpec<O, unknown, L> & Pick<AnySpec, "fields">,
-    args: FindArgs<L>,
-): Promise<Looked<O, S>> {
-    return withSecrets<O, S>(spec, await findOne(programClient(), spec, args));
+/** The invoke functions of the native plugin, two a resource: `get<Type>` finds one (by id, or by
+ *  name), `get<Type>s` lists them. Their schema (../native/schema.ts) and what the plugin serves
+ *  (../native/server.ts) are made from this table. */
+export interface LookupFunction {
+    /** `getWebhookConnection`: the function's name in the package (token `chatbot:index:<name>`). */
+    name: string;
+    spec: AnySpec;
+    /** Whether it lists every match (`get<Type>s`) rather than finding one. */
+    many: boolean;
+}
+
+export const lookupFunctions: ReadonlyArray<LookupFunction> = resources.flatMap((spec) => [
+    { name: `get${spec.type}`, spec, many: false },
+    { name: `get${spec.type}s`, spec, many: true },
+]);
+
+/** The arguments a list function narrows by, besides the spec's own (`storyId`). */
+export const NAME_PREFIX = "namePrefix";
+
+/** What a lookup function answers for `args`: the one item found, with `id` and every output, or
+ *  `{ items }`, each a list item, for the list functions. Errors say what was looked for. */
+export async function runLookup(client: ChatbotClient, fn: LookupFunction, args: Plain): Promise<Plain> {
+    const { spec } = fn;
+    const narrowArg = spec.narrowBy?.arg;
+    const text = (key: string): string | undefined => {
+        const v = args[key];
+        if (v === undefined || v === null) return undefined;
+        if (typeof v !== "string") throw new Error(`${fn.name}: \`${key}\` must be a string.`);
+        return v;
+    };
+    if (!fn.many) {
+        const found = await findOne(client, spec, {
+            id: text("id"),
+            name: text("name"),
+            also: narrowArg ? narrowed(spec, text(narrowArg)) : undefined,
+        });
+        return { ...found.outputs, id: found.id };
+    }
+    const also = narrowArg ? narrowed(spec, text(narrowArg)) : undefined;
+    const prefix = text(NAME_PREFIX) ?? "";
+    const items = (await listAll(client, spec)).filter(
+        (item: { name: string }) => item.name.startsWith(prefix) && (also?.test(item) ?? true),
+    );
+    return { items: items.map((item: { id: string }) => listedItem(spec, item)) };
 }

@@ -96,8 +96,19 @@ export interface ResourceSpec<Inputs extends Plain, Outputs extends Plain, Read,
         /** The list read's answer. */
         list: Schema<Listed[]>;
     };
-    /** The single read's answer as outputs. An empty value the API may send for "none" is absent. */
+    /** The single read's answer as outputs. An empty value the API may send for "none" is absent.
+     *  A list item is a single read without some of its fields, so it goes through here too. */
     outputs(r: Read): Outputs;
+    /** The outputs a list item holds (besides `id`): what the list functions return of each. */
+    listed: ReadonlyArray<keyof Outputs & string>;
+    /** What a search may be narrowed by, where an item belongs to something (a v2 connection's
+     *  story): the lookup functions' argument, and whether an item of the list matches it. */
+    narrowBy?: {
+        arg: string;
+        description: string;
+        test(item: Listed, value: string): boolean;
+        says(value: string): string;
+    };
     /** The outputs that are not inputs, before the API has said anything about them. */
     blankOutputs(d: Inputs): Plain;
     /** How a create is recognised in the list, after an answer that leaves it uncertain. */

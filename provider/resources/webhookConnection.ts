@@ -12,7 +12,8 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { dynamicProvider } from "./dynamicProvider";
-import { lookUp, outputForm } from "./lookup";
+import { lookUp, outputForm } from "./getFunctions";
+import { narrowed } from "./lookup";
 import { ChatbotResource } from "./registration";
 import type { Looked, LookupArgs, LookupInputs } from "./spec";
 import {
@@ -72,11 +73,10 @@ export type GetWebhookConnectionResult = Looked<WebhookConnectionOutputs, Secret
  * CHATBOT_TOKEN and CHATBOT_API_URL. No match, or several, is an error that says which.
  */
 export async function getWebhookConnection(args: GetWebhookConnectionArgs): Promise<GetWebhookConnectionResult> {
-    const { storyId } = args;
     return lookUp<WebhookConnectionOutputs, SecretInputs, ApiConnectionListItem>(spec, {
         id: args.id,
         name: args.name,
-        ...(storyId ? { also: { test: (c) => c.story.id === storyId, says: `on story ${storyId}` } } : {}),
+        also: narrowed(spec, args.storyId),
     });
 }
 

@@ -150,6 +150,14 @@ export const spec: ResourceSpec<
         createdAt: c.createdAt,
         updatedAt: c.updatedAt,
     }),
+    // The list read has every field but the secret ones (API description 2.1).
+    listed: ["storyId", "story", "name", "url", "lastError", "createdAt", "updatedAt"],
+    narrowBy: {
+        arg: "storyId",
+        description: "Only connections of this story (its 24-character id): names repeat across stories.",
+        test: (c, storyId) => c.story.id === storyId,
+        says: (storyId) => `on story ${storyId}`,
+    },
     blankOutputs: (d) => ({ story: { id: d.storyId, name: "" }, lastError: null, createdAt: "", updatedAt: "" }),
     created: {
         describe: (d) => `connection named "${d.name}" on story ${d.storyId} with url ${d.url}`,
