@@ -1,0 +1,156 @@
+/**
+ * The native plugin's lookup functions (`chatbot:index:getWebhookConnection`, ...), called as the
+ * engine calls the plugin's Invoke, in this process, against the simulator: what each returns,
+ * which parts come back secret, what a search that finds none or several says, and that they only
+ * read. tests/cli/lookups.test.ts runs them through the real CLI in every language.
+ */
+import { strict as assert } from "assert";
+import * as path from "path";
+import type { ChatbotSimulator } from "pulumi-chatbot/testing";
+import { installedTesting, root } from "../helpers/support";
+
+const STORY = "5f3c0d1e2a4b6c8d9e0f1a2b";
+const OTHER_STORY = "6a1b2c3d4e5f6a7b8c9d0e1f";
+const SECRET_SIG = "4dabf18193072939515e22adb298388d";
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- the gRPC stubs are JavaScript */
+const sdk = path.join(root, "node_modules", "@pulumi", "pulumi");
+const proto = require(path.join(sdk, "proto", "provider_pb")) as any;
+const structProto = require(require.resolve("google-protobuf/google/protobuf/struct_pb", { paths: [sdk] })) as any;
+const { service } = require(path.join(root, "node_modules", "pulumi-chatbot", "dist", "native", "server.js")) as {
+    service: Record<string, (call: { request: unknown }, cb: (e: any, v?: any) => void) => void>;
+};
+
+/** One call of the plugin's service, as the engine makes it. */
+function call(method: string, request: unknown): Promise<any> {
+    return new Promise((resolve, reject) =>
+        service[method]({ request }, (e, v) => (e ? reject(new Error(e.message)) : resolve(v))),
+    );
+}
+
+/** Invokes `fn` with `args`: its result as plain JavaScript, secrets still wrapped. */
+async function invoke(fn: string, args: Record<string, unknown>): Promise<any> {
+    const request = new proto.InvokeRequest()
+        .setTok(`chatbot:index:${fn}`)
+        .setArgs(structProto.Struct.fromJavaScript(args));
+    return (await call("invoke", request)).getReturn().toJavaScript();
+}
+
+const secret = (value: unknown) => ({ [SECRET_SIG]: "1b47061264138c4ac30d75fd1eb44270", value });
+
+describe("the native plugin's lookup functions (Invoke)", function () {
+    this.timeout(30_000);
+    let sim: ChatbotSimulator;
+    const ids: Record<string, string> = {};
+
+    before(async () => {
+        sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" } });
+        const shop = { id: STORY, name: "Shop" };
+        ids.orders = sim.addConnection({
+            story: shop,
+            name: "Orders",
+            url: "https://orders.example.com/hook",
+            token: "lk-token-1",
+            headers: { "X-Key": "lk-header-1" },
+            auth: { username: "bot", password: "lk-pass-1" },
+        }).id;
+        ids.ordersOther = sim.addConnection({
+            story: { id: OTHER_STORY, name: "Support" },
+            name: "Orders",
+            url: "https://other.example.com/hook",
+        }).id;
+        ids.twin1 = sim.addConnection({ story: shop, name: "Twin", url: "https://t1.example.com/" }).id;
+        ids.twin2 = sim.addConnection({ story: shop, name: "Twin", url: "https://t2.example.com/" }).id;
+        ids.legacy = sim.addLegacyWebhook({
+            name: "Old",
+            url: "https://old.example.org/hook",
+            token: "lk-legacy-token",
+            headers: [{ name: "X-Old", value: "lk-legacy-header" }],
+        }).id;
+        const configure = new proto.ConfigureRequest();
+        configure.getVariablesMap().set("chatbot:config:token", sim.token);
+        configure.getVariablesMap().set("chatbot:config:apiUrl", sim.url);
+        await call("configure", configure);
+        sim.resetRequests();
+    });
+    after(async () => {
+        assert.ok(
+            sim.requests.every((r) => r.method === "GET"),
+            "lookups only read",
+        );
+        await sim?.close();
+    });
+
+    it("getWebhookConnection by name and story: every field, token, header values and password secret", async () => {
+        const found = await invoke("getWebhookConnection", { name: "Orders", storyId: STORY });
+        assert.deepEqual(found, {
+            id: ids.orders,
+            storyId: STORY,
+            story: { id: STORY, name: "Shop" },
+            name: "Orders",
+            url: "https://orders.example.com/hook",
+            token: secret("lk-token-1"),
+            headers: { "X-Key": secret("lk-header-1") },
+            auth: { username: "bot", password: secret("lk-pass-1") },
+            lastError: null,
+            createdAt: found.createdAt,
+            updatedAt: found.updatedAt,
+        });
+        assert.match(found.createdAt, /^\d{4}-\d\d-\d\dT/);
+    });
+
+    it("getLegacyWebhook by id, its header values secret", async () => {
+        const found = await invoke("getLegacyWebhook", { id: ids.legacy });
+        assert.equal(found.id, ids.legacy);
+        assert.deepEqual(found.token, secret("lk-legacy-token"));
+        assert.deepEqual(found.headers, [{ name: "X-Old", value: secret("lk-legacy-header") }]);
+    });
+
+    it("no match, several (named by id), an unknown id, or both id and name: an error saying what was looked for", async () => {
+        await assert.rejects(
+            invoke("getWebhookConnection", { name: "Nope", storyId: STORY }),
+            new RegExp(`no webhook connection is named "Nope" on story ${STORY}`),
+        );
+        await assert.rejects(invoke("getWebhookConnection", { name: "Twin" }), (e: Error) => {
+            assert.match(e.message, /2 webhook connections are named "Twin"/);
+            assert.ok(e.message.includes(ids.twin1) && e.message.includes(ids.twin2), e.message);
+            return true;
+        });
+        await assert.rejects(invoke("getLegacyWebhook", { id: "nope-404" }), /no legacy webhook has id nope-404/);
+        await assert.rejects(invoke("getWebhookConnection", { id: ids.orders, name: "Orders" }), /not both/);
+        await assert.rejects(invoke("getWebhookConnection", { name: 7 }), /`name` must be a string/);
+        await assert.rejects(invoke("getNothing", {}), /unknown function chatbot:index:getNothing/);
+    });
+
+    it("getWebhookConnections: the list read's fields, no secret, narrowed by story and name prefix", async () => {
+        const all = (await invoke("getWebhookConnections", {})).items as Array<Record<string, unknown>>;
+        assert.deepEqual(
+            all.map((c) => c.id),
+            [ids.orders, ids.ordersOther, ids.twin1, ids.twin2],
+        );
+        for (const item of all) {
+            assert.deepEqual(Object.keys(item).sort(), [
+                "createdAt",
+                "id",
+                "lastError",
+                "name",
+                "story",
+                "storyId",
+                "updatedAt",
+                "url",
+            ]);
+        }
+        const shopTwins = (await invoke("getWebhookConnections", { storyId: STORY, namePrefix: "Tw" })).items;
+        assert.deepEqual(
+            shopTwins.map((c: { id: string }) => c.id),
+            [ids.twin1, ids.twin2],
+        );
+        const other = (await invoke("getWebhookConnections", { storyId: OTHER_STORY })).items;
+        assert.deepEqual(other, [all[1]]);
+    });
+
+    it("getLegacyWebhooks: id, name and url of each", async () => {
+        const { items } = await invoke("getLegacyWebhooks", { namePrefix: "O" });
+        assert.deepEqual(items, [{ id: ids.legacy, name: "Old", url: "https://old.example.org/hook" }]);
+    });
+});
