@@ -1,7 +1,13 @@
 /**
  * pulumi-chatbot: ChatBot (chatbot.com) webhook connections as Pulumi resources.
  */
-export { WebhookConnection, getWebhookConnection, getWebhookConnectionOutput } from "./resources/webhookConnection";
+export {
+    WebhookConnection,
+    getWebhookConnection,
+    getWebhookConnectionOutput,
+    getWebhookConnections,
+    getWebhookConnectionsOutput,
+} from "./resources/webhookConnection";
 export type {
     WebhookConnectionArgs,
     WebhookConnectionInputs,
@@ -10,6 +16,8 @@ export type {
     GetWebhookConnectionArgs,
     GetWebhookConnectionOutputArgs,
     GetWebhookConnectionResult,
+    GetWebhookConnectionsArgs,
+    WebhookConnectionListItem,
 } from "./resources/webhookConnection";
 export {
     ChatbotApiError,
@@ -24,7 +32,13 @@ export {
 } from "./client/errors";
 export { configKeys, envVars, DEFAULT_API_URL } from "./config";
 export { limits, connectionLimits, legacyLimits } from "./limits";
-export { LegacyWebhook, getLegacyWebhook, getLegacyWebhookOutput } from "./resources/legacyWebhook";
+export {
+    LegacyWebhook,
+    getLegacyWebhook,
+    getLegacyWebhookOutput,
+    getLegacyWebhooks,
+    getLegacyWebhooksOutput,
+} from "./resources/legacyWebhook";
 export type {
     LegacyWebhookArgs,
     LegacyWebhookInputs,
@@ -33,4 +47,6 @@ export type {
     GetLegacyWebhookArgs,
     GetLegacyWebhookOutputArgs,
     GetLegacyWebhookResult,
+    GetLegacyWebhooksArgs,
+    LegacyWebhookListItem,
 } from "./resources/legacyWebhook";

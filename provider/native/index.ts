@@ -14,7 +14,9 @@ import * as pulumi from "@pulumi/pulumi";
 import type {
     GetLegacyWebhookArgs,
     GetLegacyWebhookOutputArgs,
+    GetLegacyWebhooksArgs,
     LegacyWebhookArgs,
+    LegacyWebhookListItem,
     LegacyWebhookOutputs,
 } from "../resources/legacyWebhook";
 import { resourceOfType } from "../resources/registry";
@@ -23,7 +25,9 @@ import type { LookupInputs } from "../resources/spec";
 import type {
     GetWebhookConnectionArgs,
     GetWebhookConnectionOutputArgs,
+    GetWebhookConnectionsArgs,
     WebhookConnectionArgs,
+    WebhookConnectionListItem,
     WebhookConnectionOutputs,
 } from "../resources/webhookConnection";
 import { PACKAGE, PLUGIN_DOWNLOAD_URL, SETTINGS, token, VERSION } from "./schema";
@@ -131,14 +135,7 @@ const legacyWebhook = nativeFunction<GetLegacyWebhookArgs, GetLegacyWebhookOutpu
 export const getLegacyWebhook = legacyWebhook.plain;
 export const getLegacyWebhookOutput = legacyWebhook.output;
 
-/** A connection as the list read shows it: no token, headers or auth. */
-export type WebhookConnectionListItem = { id: string } & Omit<WebhookConnectionOutputs, "token" | "headers" | "auth">;
-export interface GetWebhookConnectionsArgs {
-    /** Only this story's connections. */
-    storyId?: string;
-    /** Only those whose name starts with this. */
-    namePrefix?: string;
-}
+export type { GetWebhookConnectionsArgs, WebhookConnectionListItem, GetLegacyWebhooksArgs, LegacyWebhookListItem };
 const webhookConnections = nativeFunction<
     GetWebhookConnectionsArgs,
     LookupInputs<GetWebhookConnectionsArgs>,
@@ -148,12 +145,6 @@ const webhookConnections = nativeFunction<
 export const getWebhookConnections = webhookConnections.plain;
 export const getWebhookConnectionsOutput = webhookConnections.output;
 
-/** A legacy webhook as the list read shows it: id, name and url. */
-export type LegacyWebhookListItem = { id: string } & Pick<LegacyWebhookOutputs, "name" | "url">;
-export interface GetLegacyWebhooksArgs {
-    /** Only those whose name starts with this. */
-    namePrefix?: string;
-}
 const legacyWebhooks = nativeFunction<
     GetLegacyWebhooksArgs,
     LookupInputs<GetLegacyWebhooksArgs>,

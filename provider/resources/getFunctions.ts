@@ -7,7 +7,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ChatbotClient } from "../client/client";
 import { configKeys, resolveSettings } from "../config";
-import { findOne, type FindArgs, type ReadableSpec } from "./lookup";
+import { findOne, lookupFunctions, runLookup, type FindArgs, type ReadableSpec } from "./lookup";
 import { keysWhere, type AnySpec, type Looked, type Plain } from "./spec";
 
 /** Here, not in ../config.ts, which the native plugin loads: it needs no @pulumi/pulumi. */
@@ -64,4 +64,12 @@ export async function lookUp<O extends Plain, S extends keyof O & string, L exte
     args: FindArgs<L>,
 ): Promise<Looked<O, S>> {
     return withSecrets<O, S>(spec, await findOne(programClient(), spec, args));
+}
+
+/** What a list function (`getWebhookConnections`, ...) does in a program: the plugin's list read
+ *  with the program's settings. A list item holds no secret. */
+export async function listUp<Args extends object, Result>(name: string, args: Args): Promise<Result> {
+    const fn = lookupFunctions.find((f) => f.name === name);
+    if (!fn) throw new Error(`no lookup function ${name}`);
+    return (await runLookup(programClient(), fn, args as Plain)) as Result;
 }

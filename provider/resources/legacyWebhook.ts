@@ -11,7 +11,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { dynamicProvider } from "./dynamicProvider";
-import { lookUp, outputForm } from "./getFunctions";
+import { listUp, lookUp, outputForm } from "./getFunctions";
 import { ChatbotResource } from "./registration";
 import type { Looked, LookupArgs, LookupInputs } from "./spec";
 import type { BasicAuth } from "./webhookConnectionSpec";
@@ -68,4 +68,24 @@ export function getLegacyWebhookOutput(
     args: GetLegacyWebhookOutputArgs,
 ): pulumi.Output<LegacyWebhookOutputs & { id: string }> {
     return outputForm<GetLegacyWebhookArgs, LegacyWebhookOutputs>(getLegacyWebhook, args);
+}
+
+/** Narrows the list: names starting with a prefix. */
+export interface GetLegacyWebhooksArgs {
+    namePrefix?: string;
+}
+
+/** A legacy webhook as the list read shows it: id, name and url. */
+export type LegacyWebhookListItem = { id: string } & Pick<LegacyWebhookOutputs, "name" | "url">;
+
+/** Lists the account's legacy webhooks (id, name and url of each). Read only. */
+export function getLegacyWebhooks(args: GetLegacyWebhooksArgs = {}): Promise<{ items: LegacyWebhookListItem[] }> {
+    return listUp("getLegacyWebhooks", args);
+}
+
+/** `getLegacyWebhooks` taking Inputs. */
+export function getLegacyWebhooksOutput(
+    args: LookupInputs<GetLegacyWebhooksArgs> = {},
+): pulumi.Output<{ items: LegacyWebhookListItem[] }> {
+    return outputForm<GetLegacyWebhooksArgs, { items: LegacyWebhookListItem[] }>(getLegacyWebhooks, args);
 }

@@ -12,7 +12,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { dynamicProvider } from "./dynamicProvider";
-import { lookUp, outputForm } from "./getFunctions";
+import { listUp, lookUp, outputForm } from "./getFunctions";
 import { narrowed } from "./lookup";
 import { ChatbotResource } from "./registration";
 import type { Looked, LookupArgs, LookupInputs } from "./spec";
@@ -85,4 +85,27 @@ export function getWebhookConnectionOutput(
     args: GetWebhookConnectionOutputArgs,
 ): pulumi.Output<WebhookConnectionOutputs & { id: string }> {
     return outputForm<GetWebhookConnectionArgs, WebhookConnectionOutputs>(getWebhookConnection, args);
+}
+
+/** Narrows the list: one story's connections, or names starting with a prefix. */
+export interface GetWebhookConnectionsArgs {
+    storyId?: string;
+    namePrefix?: string;
+}
+
+/** A connection as the list read shows it: no token, headers or auth. */
+export type WebhookConnectionListItem = { id: string } & Omit<WebhookConnectionOutputs, SecretInputs>;
+
+/** Lists the account's connections (the list read's fields), in the API's order. Read only. */
+export function getWebhookConnections(
+    args: GetWebhookConnectionsArgs = {},
+): Promise<{ items: WebhookConnectionListItem[] }> {
+    return listUp("getWebhookConnections", args);
+}
+
+/** `getWebhookConnections` taking Inputs. */
+export function getWebhookConnectionsOutput(
+    args: LookupInputs<GetWebhookConnectionsArgs> = {},
+): pulumi.Output<{ items: WebhookConnectionListItem[] }> {
+    return outputForm<GetWebhookConnectionsArgs, { items: WebhookConnectionListItem[] }>(getWebhookConnections, args);
 }

@@ -37,6 +37,11 @@ if (mode === "ok") {
     module.exports.none = message(chatbot.getLegacyWebhook({ name: "Nope" }));
     module.exports.unknownId = message(chatbot.getWebhookConnection({ id: "ffffffffffffffffffffffff" }));
     module.exports.both = message(chatbot.getWebhookConnection({ id: "x", name: "y" }));
+    module.exports.shopIds = chatbot.getWebhookConnectionsOutput({ storyId: ${JSON.stringify(STORY)} }).items.apply((items) =>
+        items.map((c) => c.id),
+    );
+    module.exports.prefixed = chatbot.getWebhookConnections({ namePrefix: "Ord" }).then((r) => r.items);
+    module.exports.legacyList = chatbot.getLegacyWebhooks().then((r) => r.items);
 }
 `;
 
@@ -139,6 +144,20 @@ describe("get functions in a program", function () {
             assert.ok(!`${up.stdout}${up.stderr}`.includes(s), "the CLI's output shows a secret");
             assert.ok(!exported.includes(s), "`pulumi stack export` shows a secret");
         }
+    });
+
+    it("lists: one story's connections, names by prefix with the list read's fields (no secret), legacy webhooks", () => {
+        assert.deepEqual(outputs.shopIds, [ids.orders, ids.plain]);
+        const prefixed = outputs.prefixed as Array<Record<string, unknown>>;
+        assert.deepEqual(
+            prefixed.map((c) => [c.id, c.storyId, c.name]),
+            [
+                [ids.orders, STORY, "Orders"],
+                [ids.ordersOther, OTHER_STORY, "Orders"],
+            ],
+        );
+        for (const c of prefixed) for (const key of ["token", "headers", "auth"]) assert.ok(!(key in c), key);
+        assert.deepEqual(outputs.legacyList, [{ id: ids.legacy, name: "Old", url: "https://old.example.org/hook" }]);
     });
 
     it("says which when several match, none does, or the id is unknown", () => {

@@ -44,7 +44,9 @@ describe("the native plugin's lookup functions (Invoke)", function () {
     const ids: Record<string, string> = {};
 
     before(async () => {
-        sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" } });
+        sim = await installedTesting().ChatbotSimulator.start({
+            stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" },
+        });
         const shop = { id: STORY, name: "Shop" };
         ids.orders = sim.addConnection({
             story: shop,

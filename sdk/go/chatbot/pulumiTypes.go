@@ -261,6 +261,66 @@ func (o HeaderArrayOutput) Index(i pulumi.IntInput) HeaderOutput {
 	}).(HeaderOutput)
 }
 
+// A legacy webhook as the list read (`GET /webhooks`) shows it: no secret field.
+type LegacyWebhookListItem struct {
+	// The legacy webhook's id.
+	Id string `pulumi:"id"`
+	// A string. Default: the resource's name. Checked at preview: must be 1 to 1024 characters.
+	Name string `pulumi:"name"`
+	// A string. Required. Checked at preview: must be 1 to 1024 characters; must be an absolute http:// or https:// URL; must be a public URL (not localhost or a private network address).
+	Url string `pulumi:"url"`
+}
+
+// A legacy webhook as the list read (`GET /webhooks`) shows it: no secret field.
+type LegacyWebhookListItemOutput struct{ *pulumi.OutputState }
+
+func (LegacyWebhookListItemOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*LegacyWebhookListItem)(nil)).Elem()
+}
+
+func (o LegacyWebhookListItemOutput) ToLegacyWebhookListItemOutput() LegacyWebhookListItemOutput {
+	return o
+}
+
+func (o LegacyWebhookListItemOutput) ToLegacyWebhookListItemOutputWithContext(ctx context.Context) LegacyWebhookListItemOutput {
+	return o
+}
+
+// The legacy webhook's id.
+func (o LegacyWebhookListItemOutput) Id() pulumi.StringOutput {
+	return o.ApplyT(func(v LegacyWebhookListItem) string { return v.Id }).(pulumi.StringOutput)
+}
+
+// A string. Default: the resource's name. Checked at preview: must be 1 to 1024 characters.
+func (o LegacyWebhookListItemOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v LegacyWebhookListItem) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// A string. Required. Checked at preview: must be 1 to 1024 characters; must be an absolute http:// or https:// URL; must be a public URL (not localhost or a private network address).
+func (o LegacyWebhookListItemOutput) Url() pulumi.StringOutput {
+	return o.ApplyT(func(v LegacyWebhookListItem) string { return v.Url }).(pulumi.StringOutput)
+}
+
+type LegacyWebhookListItemArrayOutput struct{ *pulumi.OutputState }
+
+func (LegacyWebhookListItemArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]LegacyWebhookListItem)(nil)).Elem()
+}
+
+func (o LegacyWebhookListItemArrayOutput) ToLegacyWebhookListItemArrayOutput() LegacyWebhookListItemArrayOutput {
+	return o
+}
+
+func (o LegacyWebhookListItemArrayOutput) ToLegacyWebhookListItemArrayOutputWithContext(ctx context.Context) LegacyWebhookListItemArrayOutput {
+	return o
+}
+
+func (o LegacyWebhookListItemArrayOutput) Index(i pulumi.IntInput) LegacyWebhookListItemOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) LegacyWebhookListItem {
+		return vs[0].([]LegacyWebhookListItem)[vs[1].(int)]
+	}).(LegacyWebhookListItemOutput)
+}
+
 type Story struct {
 	Id   string `pulumi:"id"`
 	Name string `pulumi:"name"`
@@ -288,6 +348,101 @@ func (o StoryOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v Story) string { return v.Name }).(pulumi.StringOutput)
 }
 
+// A webhook connection as the list read (`GET /v2/integrations/webhook`) shows it: no secret field.
+type WebhookConnectionListItem struct {
+	// Read from ChatBot.
+	CreatedAt string `pulumi:"createdAt"`
+	// The webhook connection's id.
+	Id string `pulumi:"id"`
+	// Read from ChatBot; null when there is none.
+	LastError *string `pulumi:"lastError"`
+	// A string. Default: the resource's name. Checked at preview: must be 1 to 128 characters.
+	Name string `pulumi:"name"`
+	// Read from ChatBot: `{ id, name }`.
+	Story Story `pulumi:"story"`
+	// A string. Required. Changing it replaces the resource: the API cannot change it in place. Checked at preview: must be exactly 24 characters.
+	StoryId string `pulumi:"storyId"`
+	// Read from ChatBot.
+	UpdatedAt string `pulumi:"updatedAt"`
+	// A string. Required. Checked at preview: must be 1 to 1024 characters; must be an absolute http:// or https:// URL.
+	Url string `pulumi:"url"`
+}
+
+// A webhook connection as the list read (`GET /v2/integrations/webhook`) shows it: no secret field.
+type WebhookConnectionListItemOutput struct{ *pulumi.OutputState }
+
+func (WebhookConnectionListItemOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*WebhookConnectionListItem)(nil)).Elem()
+}
+
+func (o WebhookConnectionListItemOutput) ToWebhookConnectionListItemOutput() WebhookConnectionListItemOutput {
+	return o
+}
+
+func (o WebhookConnectionListItemOutput) ToWebhookConnectionListItemOutputWithContext(ctx context.Context) WebhookConnectionListItemOutput {
+	return o
+}
+
+// Read from ChatBot.
+func (o WebhookConnectionListItemOutput) CreatedAt() pulumi.StringOutput {
+	return o.ApplyT(func(v WebhookConnectionListItem) string { return v.CreatedAt }).(pulumi.StringOutput)
+}
+
+// The webhook connection's id.
+func (o WebhookConnectionListItemOutput) Id() pulumi.StringOutput {
+	return o.ApplyT(func(v WebhookConnectionListItem) string { return v.Id }).(pulumi.StringOutput)
+}
+
+// Read from ChatBot; null when there is none.
+func (o WebhookConnectionListItemOutput) LastError() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v WebhookConnectionListItem) *string { return v.LastError }).(pulumi.StringPtrOutput)
+}
+
+// A string. Default: the resource's name. Checked at preview: must be 1 to 128 characters.
+func (o WebhookConnectionListItemOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v WebhookConnectionListItem) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// Read from ChatBot: `{ id, name }`.
+func (o WebhookConnectionListItemOutput) Story() StoryOutput {
+	return o.ApplyT(func(v WebhookConnectionListItem) Story { return v.Story }).(StoryOutput)
+}
+
+// A string. Required. Changing it replaces the resource: the API cannot change it in place. Checked at preview: must be exactly 24 characters.
+func (o WebhookConnectionListItemOutput) StoryId() pulumi.StringOutput {
+	return o.ApplyT(func(v WebhookConnectionListItem) string { return v.StoryId }).(pulumi.StringOutput)
+}
+
+// Read from ChatBot.
+func (o WebhookConnectionListItemOutput) UpdatedAt() pulumi.StringOutput {
+	return o.ApplyT(func(v WebhookConnectionListItem) string { return v.UpdatedAt }).(pulumi.StringOutput)
+}
+
+// A string. Required. Checked at preview: must be 1 to 1024 characters; must be an absolute http:// or https:// URL.
+func (o WebhookConnectionListItemOutput) Url() pulumi.StringOutput {
+	return o.ApplyT(func(v WebhookConnectionListItem) string { return v.Url }).(pulumi.StringOutput)
+}
+
+type WebhookConnectionListItemArrayOutput struct{ *pulumi.OutputState }
+
+func (WebhookConnectionListItemArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]WebhookConnectionListItem)(nil)).Elem()
+}
+
+func (o WebhookConnectionListItemArrayOutput) ToWebhookConnectionListItemArrayOutput() WebhookConnectionListItemArrayOutput {
+	return o
+}
+
+func (o WebhookConnectionListItemArrayOutput) ToWebhookConnectionListItemArrayOutputWithContext(ctx context.Context) WebhookConnectionListItemArrayOutput {
+	return o
+}
+
+func (o WebhookConnectionListItemArrayOutput) Index(i pulumi.IntInput) WebhookConnectionListItemOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) WebhookConnectionListItem {
+		return vs[0].([]WebhookConnectionListItem)[vs[1].(int)]
+	}).(WebhookConnectionListItemOutput)
+}
+
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*BasicAuthInput)(nil)).Elem(), BasicAuthArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*BasicAuthPtrInput)(nil)).Elem(), BasicAuthArgs{})
@@ -297,5 +452,9 @@ func init() {
 	pulumi.RegisterOutputType(BasicAuthPtrOutput{})
 	pulumi.RegisterOutputType(HeaderOutput{})
 	pulumi.RegisterOutputType(HeaderArrayOutput{})
+	pulumi.RegisterOutputType(LegacyWebhookListItemOutput{})
+	pulumi.RegisterOutputType(LegacyWebhookListItemArrayOutput{})
 	pulumi.RegisterOutputType(StoryOutput{})
+	pulumi.RegisterOutputType(WebhookConnectionListItemOutput{})
+	pulumi.RegisterOutputType(WebhookConnectionListItemArrayOutput{})
 }

@@ -6,6 +6,10 @@ import builtins as _builtins
 from . import _utilities
 import typing
 # Export this package's modules as members:
+from .get_legacy_webhook import *
+from .get_legacy_webhooks import *
+from .get_webhook_connection import *
+from .get_webhook_connections import *
 from .legacy_webhook import *
 from .provider import *
 from .webhook_connection import *

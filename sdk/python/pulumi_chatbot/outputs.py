@@ -13,11 +13,14 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
+from . import outputs
 
 __all__ = [
     'BasicAuth',
     'Header',
+    'LegacyWebhookListItem',
     'Story',
+    'WebhookConnectionListItem',
 ]
 
 @pulumi.output_type
@@ -59,6 +62,51 @@ class Header(dict):
 
 
 @pulumi.output_type
+class LegacyWebhookListItem(dict):
+    """
+    A legacy webhook as the list read (`GET /webhooks`) shows it: no secret field.
+    """
+    def __init__(__self__, *,
+                 id: _builtins.str,
+                 name: _builtins.str,
+                 url: _builtins.str):
+        """
+        A legacy webhook as the list read (`GET /webhooks`) shows it: no secret field.
+
+        :param _builtins.str id: The legacy webhook's id.
+        :param _builtins.str name: A string. Default: the resource's name. Checked at preview: must be 1 to 1024 characters.
+        :param _builtins.str url: A string. Required. Checked at preview: must be 1 to 1024 characters; must be an absolute http:// or https:// URL; must be a public URL (not localhost or a private network address).
+        """
+        pulumi.set(__self__, "id", id)
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "url", url)
+
+    @_builtins.property
+    @pulumi.getter
+    def id(self) -> _builtins.str:
+        """
+        The legacy webhook's id.
+        """
+        return pulumi.get(self, "id")
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        A string. Default: the resource's name. Checked at preview: must be 1 to 1024 characters.
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def url(self) -> _builtins.str:
+        """
+        A string. Required. Checked at preview: must be 1 to 1024 characters; must be an absolute http:// or https:// URL; must be a public URL (not localhost or a private network address).
+        """
+        return pulumi.get(self, "url")
+
+
+@pulumi.output_type
 class Story(dict):
     def __init__(__self__, *,
                  id: _builtins.str,
@@ -75,5 +123,106 @@ class Story(dict):
     @pulumi.getter
     def name(self) -> _builtins.str:
         return pulumi.get(self, "name")
+
+
+@pulumi.output_type
+class WebhookConnectionListItem(dict):
+    """
+    A webhook connection as the list read (`GET /v2/integrations/webhook`) shows it: no secret field.
+    """
+    def __init__(__self__, *,
+                 created_at: _builtins.str,
+                 id: _builtins.str,
+                 name: _builtins.str,
+                 story: 'outputs.Story',
+                 story_id: _builtins.str,
+                 updated_at: _builtins.str,
+                 url: _builtins.str,
+                 last_error: Optional[_builtins.str] = None):
+        """
+        A webhook connection as the list read (`GET /v2/integrations/webhook`) shows it: no secret field.
+
+        :param _builtins.str created_at: Read from ChatBot.
+        :param _builtins.str id: The webhook connection's id.
+        :param _builtins.str name: A string. Default: the resource's name. Checked at preview: must be 1 to 128 characters.
+        :param 'Story' story: Read from ChatBot: `{ id, name }`.
+        :param _builtins.str story_id: A string. Required. Changing it replaces the resource: the API cannot change it in place. Checked at preview: must be exactly 24 characters.
+        :param _builtins.str updated_at: Read from ChatBot.
+        :param _builtins.str url: A string. Required. Checked at preview: must be 1 to 1024 characters; must be an absolute http:// or https:// URL.
+        :param _builtins.str last_error: Read from ChatBot; null when there is none.
+        """
+        pulumi.set(__self__, "created_at", created_at)
+        pulumi.set(__self__, "id", id)
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "story", story)
+        pulumi.set(__self__, "story_id", story_id)
+        pulumi.set(__self__, "updated_at", updated_at)
+        pulumi.set(__self__, "url", url)
+        if last_error is not None:
+            pulumi.set(__self__, "last_error", last_error)
+
+    @_builtins.property
+    @pulumi.getter(name="createdAt")
+    def created_at(self) -> _builtins.str:
+        """
+        Read from ChatBot.
+        """
+        return pulumi.get(self, "created_at")
+
+    @_builtins.property
+    @pulumi.getter
+    def id(self) -> _builtins.str:
+        """
+        The webhook connection's id.
+        """
+        return pulumi.get(self, "id")
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        A string. Default: the resource's name. Checked at preview: must be 1 to 128 characters.
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def story(self) -> 'outputs.Story':
+        """
+        Read from ChatBot: `{ id, name }`.
+        """
+        return pulumi.get(self, "story")
+
+    @_builtins.property
+    @pulumi.getter(name="storyId")
+    def story_id(self) -> _builtins.str:
+        """
+        A string. Required. Changing it replaces the resource: the API cannot change it in place. Checked at preview: must be exactly 24 characters.
+        """
+        return pulumi.get(self, "story_id")
+
+    @_builtins.property
+    @pulumi.getter(name="updatedAt")
+    def updated_at(self) -> _builtins.str:
+        """
+        Read from ChatBot.
+        """
+        return pulumi.get(self, "updated_at")
+
+    @_builtins.property
+    @pulumi.getter
+    def url(self) -> _builtins.str:
+        """
+        A string. Required. Checked at preview: must be 1 to 1024 characters; must be an absolute http:// or https:// URL.
+        """
+        return pulumi.get(self, "url")
+
+    @_builtins.property
+    @pulumi.getter(name="lastError")
+    def last_error(self) -> Optional[_builtins.str]:
+        """
+        Read from ChatBot; null when there is none.
+        """
+        return pulumi.get(self, "last_error")
 
 

@@ -1,0 +1,171 @@
+/**
+ * The lookup functions in a whole program, the same facts for every language (TypeScript's native
+ * classes, Python, Go, Java, YAML): each language's test writes the program below in its own
+ * words and runs `lookupsLifecycle` on a stack of it. The program:
+ *
+ * - looks up by name (and story) a connection made by hand, and by id a legacy webhook, and makes
+ *   a connection `copy` (on story `copyStoryId`) whose url is the found connection's and whose
+ *   token is the legacy one's;
+ * - looks up "Partner Orders" through an explicit `Provider` `partner` in a second account;
+ * - lists the stack's account's connections of one story whose names start with "Twin";
+ * - exports `foundId`, `foundToken`, `legacyUrl`, `partnerId` and `twinIds` (a list of two ids).
+ *
+ * Its stack config: `storyId`, `copyStoryId`, `lookupName`, `legacyId`, `partnerApiUrl`,
+ * `partnerToken` (secret).
+ *
+ * The copy then goes through the resource's whole life in that language: a change by hand found by
+ * the drift check and put back (an update), a new story (a replacement), and destroy.
+ */
+import { strict as assert } from "assert";
+import type { ChatbotSimulator } from "pulumi-chatbot/testing";
+import { emptySimulator } from "./support";
+import {
+    CHANGES_EXIT_CODE,
+    isSecret,
+    ok,
+    OTHER_STORY,
+    plain,
+    STORY,
+    type ConfigValue,
+    type PulumiStack,
+} from "./pulumi";
+
+const TOKEN = "lookup-token-SECRET-3";
+const LEGACY_TOKEN = "lookup-legacy-SECRET-3";
+const PARTNER_TOKEN = "lookup-partner-SECRET-3";
+
+/** What the accounts hold before the program runs, made by hand. */
+export interface LookupAccounts {
+    orders: string;
+    twins: string[];
+    legacy: string;
+    partner: string;
+}
+
+/** Empties both simulators and makes the connections the program looks up. */
+export function makeByHand(sim: ChatbotSimulator, partnerSim: ChatbotSimulator): LookupAccounts {
+    emptySimulator(sim);
+    emptySimulator(partnerSim);
+    const shop = { id: STORY, name: "Shop" };
+    const orders = sim.addConnection({
+        story: shop,
+        name: "Orders",
+        url: "https://orders.example.com/by-hand",
+        token: TOKEN,
+        headers: { "X-Key": "lookup-header-SECRET-3" },
+        auth: { username: "bot", password: "lookup-pass-SECRET-3" },
+    }).id;
+    // Same name, other story: a search narrowed by story finds one.
+    sim.addConnection({ story: { id: OTHER_STORY, name: "Support" }, name: "Orders", url: "https://o.example.com/" });
+    const twins = ["https://t1.example.com/", "https://t2.example.com/"].map(
+        (url) => sim.addConnection({ story: shop, name: "Twin", url }).id,
+    );
+    const legacy = sim.addLegacyWebhook({ name: "Old", url: "https://old.example.org/hook", token: LEGACY_TOKEN }).id;
+    const partner = partnerSim.addConnection({
+        story: { id: OTHER_STORY, name: "Partner" },
+        name: "Partner Orders",
+        url: "https://partner.example.com/hook",
+        token: PARTNER_TOKEN,
+    }).id;
+    return { orders, twins, legacy, partner };
+}
+
+/** The program's stack config: the stack's account is `sim`, the explicit provider's `partnerSim`. */
+export function lookupConfig(
+    sim: ChatbotSimulator,
+    partnerSim: ChatbotSimulator,
+    made: LookupAccounts,
+): Record<string, ConfigValue> {
+    return {
+        "chatbot:apiUrl": sim.url,
+        "chatbot:token": { secret: sim.token },
+        storyId: STORY,
+        copyStoryId: STORY,
+        lookupName: "Orders",
+        legacyId: made.legacy,
+        partnerApiUrl: partnerSim.url,
+        partnerToken: { secret: partnerSim.token },
+    };
+}
+
+const writes = (s: ChatbotSimulator) =>
+    s.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+
+/**
+ * The lifecycle: a name that matches nothing, then one that matches two, each fails at preview
+ * saying what was looked for (and the two ids) with no write; then `up` finds, lists, reads the
+ * second account and makes `copy` of what it found, with the token sealed in state; then the
+ * copy's update (a change by hand put back), replacement and delete.
+ */
+export async function lookupsLifecycle(
+    s: PulumiStack,
+    sim: ChatbotSimulator,
+    partnerSim: ChatbotSimulator,
+    made: LookupAccounts,
+): Promise<void> {
+    sim.resetRequests();
+    partnerSim.resetRequests();
+    await s.setConfig({ lookupName: "Nope" });
+    const none = await s.run("preview");
+    assert.notEqual(none.code, 0, "a name that matches nothing fails the preview");
+    assert.match(none.stdout + none.stderr, new RegExp(`no webhook connection is named "Nope" on story ${STORY}`));
+
+    await s.setConfig({ lookupName: "Twin" });
+    const twins = await s.run("preview");
+    assert.notEqual(twins.code, 0, "a name that matches two fails the preview");
+    const said = twins.stdout + twins.stderr;
+    assert.match(said, /2 webhook connections are named "Twin"/);
+    for (const id of made.twins) assert.ok(said.includes(id), `the message names ${id}`);
+    assert.deepEqual([...writes(sim), ...writes(partnerSim)], [], "a failed lookup writes nothing");
+
+    await s.setConfig({ lookupName: "Orders" });
+    const up = ok(await s.run("up"));
+    const copy = sim.listConnections().find((c) => c.name === "copy");
+    assert.ok(copy, "the program's own connection was made");
+    assert.deepEqual(writes(sim), ["POST /v2/integrations/webhook"], "the lookups only read: one write, the copy's");
+    assert.deepEqual(writes(partnerSim), [], "the second account is only read");
+    assert.equal(copy.url, "https://orders.example.com/by-hand", "the found connection's url is the copy's input");
+    assert.equal(copy.token, LEGACY_TOKEN, "and the legacy webhook's token, found by id");
+
+    const outputs = await s.outputs();
+    assert.equal(outputs.foundId, made.orders);
+    assert.equal(outputs.foundToken, TOKEN);
+    assert.equal(outputs.legacyUrl, "https://old.example.org/hook");
+    assert.equal(outputs.partnerId, made.partner, "found through the explicit provider, in the second account");
+    assert.deepEqual(outputs.twinIds, made.twins, "the list, narrowed by story and name prefix");
+
+    const exported = await s.export();
+    const text = JSON.stringify(exported);
+    for (const secret of [TOKEN, LEGACY_TOKEN, PARTNER_TOKEN, sim.token, partnerSim.token]) {
+        assert.ok(!text.includes(secret), "`pulumi stack export` shows no secret in plain text");
+        assert.ok(!`${up.stdout}${up.stderr}`.includes(secret), "nor does the CLI's output");
+    }
+    const stackOutputs = (await s.export(true)).deployment.resources?.find((r) => r.type === "pulumi:pulumi:Stack")
+        ?.outputs as Record<string, unknown>;
+    assert.ok(isSecret(stackOutputs.foundToken), "the looked-up token is sealed in state");
+    assert.equal(plain(stackOutputs.foundToken), TOKEN);
+    const copyState = (await s.resources("chatbot:index:WebhookConnection")).find((r) => r.urn.endsWith("::copy"));
+    assert.ok(isSecret(copyState?.outputs?.token), "the copy's token, a lookup's secret, is sealed too");
+
+    // The copy's life: a change by hand found and put back, a new story, destroy.
+    sim.editConnection(copy.id, { url: "https://changed.example.com/by-hand" });
+    sim.resetRequests();
+    const drift = await s.run("preview", { refresh: true, expectNoChanges: true });
+    assert.equal(drift.code, CHANGES_EXIT_CODE, "the drift check finds the change made by hand");
+    ok(await s.run("up", { refresh: true }));
+    assert.deepEqual(writes(sim), [`PUT /v2/integrations/webhook/${copy.id}`], "put back by an update");
+    assert.equal(sim.getConnection(copy.id)?.url, "https://orders.example.com/by-hand");
+
+    await s.setConfig({ copyStoryId: OTHER_STORY });
+    sim.resetRequests();
+    const replaced = ok(await s.run("up"));
+    assert.equal(replaced.changes.replace, 1, "a new story replaces the copy");
+    assert.deepEqual(writes(sim), ["POST /v2/integrations/webhook", `DELETE /v2/integrations/webhook/${copy.id}`]);
+    const moved = sim.listConnections().find((c) => c.name === "copy");
+    assert.equal(moved?.story.id, OTHER_STORY);
+
+    sim.resetRequests();
+    ok(await s.run("destroy"));
+    assert.deepEqual(writes(sim), [`DELETE /v2/integrations/webhook/${moved?.id}`], "destroy deletes the copy only");
+    assert.deepEqual(writes(partnerSim), [], "and nothing in the second account");
+}
