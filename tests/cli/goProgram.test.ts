@@ -25,6 +25,65 @@ import {
     twoAccountExample,
 } from "../helpers/languagePrograms";
 
+import { lookupConfig, lookupsLifecycle, makeByHand } from "../helpers/lookups";
+
+/** The lookups program of tests/helpers/lookups.ts, in Go. */
+const LOOKUPS = `package main
+
+import (
+	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+)
+
+func main() {
+	pulumi.Run(func(ctx *pulumi.Context) error {
+		cfg := config.New(ctx, "")
+		storyId := cfg.Require("storyId")
+		found := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
+			Name:    pulumi.String(cfg.Require("lookupName")),
+			StoryId: pulumi.String(storyId),
+		})
+		legacy := chatbot.LookupLegacyWebhookOutput(ctx, chatbot.LookupLegacyWebhookOutputArgs{
+			Id: pulumi.String(cfg.Require("legacyId")),
+		})
+		partner, err := chatbot.NewProvider(ctx, "partner", &chatbot.ProviderArgs{
+			ApiUrl: pulumi.String(cfg.Require("partnerApiUrl")),
+			Token:  cfg.RequireSecret("partnerToken"),
+		})
+		if err != nil {
+			return err
+		}
+		partnerFound := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
+			Name: pulumi.String("Partner Orders"),
+		}, pulumi.Provider(partner))
+		twins := chatbot.GetWebhookConnectionsOutput(ctx, chatbot.GetWebhookConnectionsOutputArgs{
+			StoryId:    pulumi.String(storyId),
+			NamePrefix: pulumi.String("Twin"),
+		})
+		if _, err := chatbot.NewWebhookConnection(ctx, "copy", &chatbot.WebhookConnectionArgs{
+			StoryId: pulumi.String(cfg.Require("copyStoryId")),
+			Url:     found.Url(),
+			Token:   legacy.Token(),
+		}); err != nil {
+			return err
+		}
+		ctx.Export("foundId", found.Id())
+		ctx.Export("foundToken", found.Token())
+		ctx.Export("legacyUrl", legacy.Url())
+		ctx.Export("partnerId", partnerFound.Id())
+		ctx.Export("twinIds", twins.Items().ApplyT(func(items []chatbot.WebhookConnectionListItem) []string {
+			ids := []string{}
+			for _, c := range items {
+				ids = append(ids, c.Id)
+			}
+			return ids
+		}).(pulumi.StringArrayOutput))
+		return nil
+	})
+}
+`;
+
 const { check } = require("../../scripts/gen-sdk.js") as {
     check(languages: string[]): Record<string, string[]>;
 };
@@ -84,7 +143,8 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
     let project: string | undefined;
 
     before(async () => {
-        sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop" } });
+        // The lookups program moves its copy to OTHER_STORY in this account.
+        sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" } });
         partnerSim = await installedTesting().ChatbotSimulator.start({ stories: { [OTHER_STORY]: "Partner" } });
     });
     beforeEach(() => {
@@ -172,6 +232,20 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
         ok(await s.run("destroy"));
         assert.deepEqual(sim.listConnections(), []);
         assert.deepEqual(partnerSim.listConnections(), []);
+    });
+
+    it("lookups (LookupWebhookConnectionOutput, ...): by name and story, by id, through a second account's Provider, the list; failures at preview; the copy updated, replaced, deleted; `pulumi import`", async () => {
+        // examples/go's module (the same imports), its program replaced by the lookups one.
+        project = await copyGoExample();
+        fs.writeFileSync(path.join(project, "main.go"), LOOKUPS);
+        await buildGoProgram(project, path.join(path.dirname(project), "program"));
+        const made = makeByHand(sim, partnerSim);
+        stack = await PulumiStack.create({
+            projectDir: project,
+            config: lookupConfig(sim, partnerSim, made),
+            env: { CHATBOT_RETRY_BASE_MS: "5" },
+        });
+        await lookupsLifecycle(stack, sim, partnerSim, made);
     });
 
     it("`pulumi package add` in a Go project: the SDK generated and linked (a replace line), the plugin from its archive, up and destroy", async () => {

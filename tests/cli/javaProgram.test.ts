@@ -35,7 +35,8 @@ import {
     importMadeByHand,
     twoAccountExample,
 } from "../helpers/languagePrograms";
-import { ok, pulumiCli, PulumiStack, STORY, OTHER_STORY } from "../helpers/pulumi";
+import { ok, pulumiCli, PulumiStack, STORY, OTHER_STORY, type ConfigValue } from "../helpers/pulumi";
+import { lookupConfig, lookupsLifecycle, makeByHand } from "../helpers/lookups";
 import { oncePerRun, runFolder } from "../helpers/oncePerRun";
 
 const { check } = require("../../scripts/gen-sdk.js") as {
@@ -180,7 +181,8 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
     const served: string[] = [];
 
     before(async () => {
-        sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop" } });
+        // The lookups program moves its copy to OTHER_STORY in this account.
+        sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" } });
         partnerSim = await installedTesting().ChatbotSimulator.start({ stories: { [OTHER_STORY]: "Partner" } });
         scratch = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-java-"));
     });
@@ -195,7 +197,12 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
         if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
     });
 
-    it("up, secrets sealed, no change on a second preview, a change by hand found and put back, import prints Java that previews with no change, destroy", async () => {
+    /**
+     * A copy of examples/java (its App.java replaced by `app` when given) as a user's project: the
+     * SDK from its Maven repository, named in settings; the Java host and the plugin downloaded
+     * from the loopback stand-in for the GitHub releases; only java and mvn on PATH.
+     */
+    const javaStack = async (config: Record<string, ConfigValue>, app?: string) => {
         const repository = sdkRepository();
         const hostVersion = javaHostVersion();
         const hostArchive = path.join(scratch, `pulumi-language-java-v${hostVersion}-linux-amd64.tar.gz`);
@@ -207,17 +214,18 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
             { [pluginAsset]: pluginArchive(), [hostAsset]: hostArchive },
             served,
         );
-        const project = path.join(scratch, "java");
+        const project = fs.mkdtempSync(path.join(scratch, "java-"));
         fs.cpSync(EXAMPLE, project, { recursive: true });
+        if (app) fs.writeFileSync(path.join(project, "src", "main", "java", "chatbot", "App.java"), app);
         // As outside this repository: no plugins section, the engine downloads the plugin.
         const yaml = path.join(project, "Pulumi.yaml");
         fs.writeFileSync(yaml, fs.readFileSync(yaml, "utf8").replace(/\nplugins:[\s\S]*$/, "\n"));
         assert.doesNotMatch(fs.readFileSync(yaml, "utf8"), /plugins/);
         // Maven: this case's local repository, and the SDK's repository named in settings, as a
         // user names a repository other than Maven Central.
-        const localRepository = path.join(scratch, "m2");
+        const localRepository = fs.mkdtempSync(path.join(scratch, "m2-"));
         linkFiles(javaDist.MAVEN_REPO, localRepository);
-        const settings = path.join(scratch, "settings.xml");
+        const settings = path.join(project, "..", `${path.basename(project)}-settings.xml`);
         fs.writeFileSync(
             settings,
             `<settings><profiles><profile><id>chatbot</id><repositories><repository><id>chatbot-sdk</id>` +
@@ -231,7 +239,7 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
         );
         const which = (name: string) => execFileSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).trim();
         const bin = pathOnly(
-            path.join(scratch, "bin"),
+            fs.mkdtempSync(path.join(scratch, "bin-")),
             Object.fromEntries(
                 ["java", "mvn", "uname", "dirname", "expr", "ls", "tr"].map((name) => [
                     name,
@@ -241,15 +249,22 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
         );
         const stack = await PulumiStack.create({
             projectDir: project,
-            config: exampleConfig(
+            config,
+            env: { ...download, PATH: bin, CHATBOT_RETRY_BASE_MS: "5" },
+        });
+        return { stack, project, repository, localRepository, hostAsset, pluginAsset };
+    };
+
+    it("up, secrets sealed, no change on a second preview, a change by hand found and put back, import prints Java that previews with no change, destroy", async () => {
+        const { stack, project, repository, localRepository, hostAsset, pluginAsset } = await javaStack(
+            exampleConfig(
                 "go",
                 sim,
                 partnerSim,
                 { webhookToken: WEBHOOK_TOKEN, basicPassword: BASIC_PASSWORD },
                 "https://bot.example.com",
             ),
-            env: { ...download, PATH: bin, CHATBOT_RETRY_BASE_MS: "5" },
-        });
+        );
         try {
             const s = stack;
 
@@ -312,7 +327,69 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
             linkFiles(localRepository, javaDist.MAVEN_REPO);
         }
     });
+
+    it("lookups (ChatbotFunctions): by name and story, by id, through a second account's Provider, the list; failures at preview; the copy updated, replaced, deleted; `pulumi import`", async () => {
+        const made = makeByHand(sim, partnerSim);
+        const { stack, localRepository } = await javaStack(lookupConfig(sim, partnerSim, made), LOOKUPS);
+        try {
+            await lookupsLifecycle(stack, sim, partnerSim, made);
+        } finally {
+            stack.dispose();
+            linkFiles(localRepository, javaDist.MAVEN_REPO);
+        }
+    });
 });
+
+/** The lookups program of tests/helpers/lookups.ts, in Java: examples/java's App.java replaced. */
+const LOOKUPS = `package chatbot;
+
+import com.pulumi.Context;
+import com.pulumi.Pulumi;
+import com.pulumi.deployment.InvokeOutputOptions;
+import com.pulumichatbot.chatbot.ChatbotFunctions;
+import com.pulumichatbot.chatbot.Provider;
+import com.pulumichatbot.chatbot.ProviderArgs;
+import com.pulumichatbot.chatbot.WebhookConnection;
+import com.pulumichatbot.chatbot.WebhookConnectionArgs;
+import com.pulumichatbot.chatbot.inputs.GetLegacyWebhookArgs;
+import com.pulumichatbot.chatbot.inputs.GetWebhookConnectionArgs;
+import com.pulumichatbot.chatbot.inputs.GetWebhookConnectionsArgs;
+import java.util.stream.Collectors;
+
+public class App {
+    public static void main(String[] args) {
+        Pulumi.run(App::stack);
+    }
+
+    static void stack(Context ctx) {
+        var config = ctx.config();
+        var storyId = config.require("storyId");
+        var found = ChatbotFunctions.getWebhookConnection(GetWebhookConnectionArgs.builder()
+                .name(config.require("lookupName")).storyId(storyId).build());
+        var legacy = ChatbotFunctions.getLegacyWebhook(GetLegacyWebhookArgs.builder()
+                .id(config.require("legacyId")).build());
+        var partner = new Provider("partner", ProviderArgs.builder()
+                .apiUrl(config.require("partnerApiUrl"))
+                .token(config.requireSecret("partnerToken"))
+                .build());
+        var partnerFound = ChatbotFunctions.getWebhookConnection(
+                GetWebhookConnectionArgs.builder().name("Partner Orders").build(),
+                InvokeOutputOptions.builder().provider(partner).build());
+        var twins = ChatbotFunctions.getWebhookConnections(GetWebhookConnectionsArgs.builder()
+                .storyId(storyId).namePrefix("Twin").build());
+        new WebhookConnection("copy", WebhookConnectionArgs.builder()
+                .storyId(config.require("copyStoryId"))
+                .url(found.applyValue(c -> c.url()))
+                .token(legacy.applyValue(w -> w.token().orElse(null)))
+                .build());
+        ctx.export("foundId", found.applyValue(c -> c.id()));
+        ctx.export("foundToken", found.applyValue(c -> c.token().orElse(null)));
+        ctx.export("legacyUrl", legacy.applyValue(w -> w.url()));
+        ctx.export("partnerId", partnerFound.applyValue(c -> c.id()));
+        ctx.export("twinIds", twins.applyValue(r -> r.items().stream().map(c -> c.id()).collect(Collectors.toList())));
+    }
+}
+`;
 
 /** Adds what `pulumi import` printed (a whole program) to the example's App.java: its imports, and
  *  the statements of its stack method after the example's own. */

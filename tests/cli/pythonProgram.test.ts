@@ -26,6 +26,29 @@ import {
     tempProject,
 } from "../helpers/pulumi";
 import { exampleConfig, PLUGIN_DIR, python, pythonVenv } from "../helpers/languagePrograms";
+import { lookupConfig, lookupsLifecycle, makeByHand } from "../helpers/lookups";
+
+/** The lookups program of tests/helpers/lookups.ts, in Python. */
+const LOOKUPS = `import pulumi
+import pulumi_chatbot as chatbot
+
+cfg = pulumi.Config()
+story_id = cfg.require("storyId")
+found = chatbot.get_webhook_connection_output(name=cfg.require("lookupName"), story_id=story_id)
+legacy = chatbot.get_legacy_webhook_output(id=cfg.require("legacyId"))
+partner = chatbot.Provider("partner", api_url=cfg.require("partnerApiUrl"), token=cfg.require_secret("partnerToken"))
+partner_found = chatbot.get_webhook_connection_output(
+    name="Partner Orders", opts=pulumi.InvokeOutputOptions(provider=partner)
+)
+twins = chatbot.get_webhook_connections_output(story_id=story_id, name_prefix="Twin")
+chatbot.WebhookConnection("copy", story_id=cfg.require("copyStoryId"), url=found.url, token=legacy.token)
+
+pulumi.export("foundId", found.id)
+pulumi.export("foundToken", found.token)
+pulumi.export("legacyUrl", legacy.url)
+pulumi.export("partnerId", partner_found.id)
+pulumi.export("twinIds", twins.items.apply(lambda items: [c.id for c in items]))
+`;
 
 const { check } = require("../../scripts/gen-sdk.js") as {
     check(languages: string[]): Record<string, string[]>;
@@ -86,7 +109,8 @@ describe("a Python program (examples/python) under the pulumi CLI", function () 
     before(async function () {
         this.timeout(600_000);
         venv = pythonVenv();
-        sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop" } });
+        // The lookups program moves its copy to OTHER_STORY in this account.
+        sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" } });
         partnerSim = await installedTesting().ChatbotSimulator.start({ stories: { [OTHER_STORY]: "Partner" } });
     });
     beforeEach(() => {
@@ -207,6 +231,20 @@ describe("a Python program (examples/python) under the pulumi CLI", function () 
 
         ok(await s.run("destroy"));
         assert.equal(sim.listConnections().length + partnerSim.listConnections().length, 0);
+    });
+
+    it("lookups (get_webhook_connection_output, ...): by name and story, by id, through a second account's Provider, the list; failures at preview; the copy updated, replaced, deleted; `pulumi import`", async () => {
+        const made = makeByHand(sim, partnerSim);
+        project = tempProject("pylookups", {
+            "Pulumi.yaml": `name: pylookups\nruntime:\n  name: python\n  options:\n    virtualenv: ${venv}\nplugins:\n  providers:\n    - name: chatbot\n      path: ${PLUGIN_DIR}\n`,
+            "__main__.py": LOOKUPS,
+        });
+        stack = await PulumiStack.create({
+            projectDir: project,
+            config: lookupConfig(sim, partnerSim, made),
+            env: { PYTHONDONTWRITEBYTECODE: "1", CHATBOT_RETRY_BASE_MS: "5" },
+        });
+        await lookupsLifecycle(stack, sim, partnerSim, made);
     });
 
     it("`pulumi import` adopts a connection made by hand with no write, and prints Python that then shows no changes", async () => {

@@ -14,10 +14,15 @@
  * `partnerToken` (secret).
  *
  * The copy then goes through the resource's whole life in that language: a change by hand found by
- * the drift check and put back (an update), a new story (a replacement), and destroy.
+ * the drift check and put back (an update), a new story (a replacement), and destroy; last, a
+ * connection made by hand is adopted by `pulumi import` with no write.
  */
 import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
+import { importMadeByHand } from "./languagePrograms";
 import { emptySimulator } from "./support";
 import {
     CHANGES_EXIT_CODE,
@@ -168,4 +173,20 @@ export async function lookupsLifecycle(
     ok(await s.run("destroy"));
     assert.deepEqual(writes(sim), [`DELETE /v2/integrations/webhook/${moved?.id}`], "destroy deletes the copy only");
     assert.deepEqual(writes(partnerSim), [], "and nothing in the second account");
+
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-import-"));
+    try {
+        const { made: imported } = await importMadeByHand(
+            s,
+            sim,
+            partnerSim,
+            { token: "import-token-SECRET-3", password: "import-pass-SECRET-3" },
+            path.join(scratch, "imported"),
+        );
+        const [adopted] = await s.resources("chatbot:index:WebhookConnection");
+        assert.equal(adopted?.id, imported.id, "`pulumi import` adopted it");
+        assert.ok(isSecret(adopted?.outputs?.token), "its token sealed");
+    } finally {
+        fs.rmSync(scratch, { recursive: true, force: true });
+    }
 }
