@@ -144,7 +144,9 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
 
     before(async () => {
         // The lookups program moves its copy to OTHER_STORY in this account.
-        sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" } });
+        sim = await installedTesting().ChatbotSimulator.start({
+            stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" },
+        });
         partnerSim = await installedTesting().ChatbotSimulator.start({ stories: { [OTHER_STORY]: "Partner" } });
     });
     beforeEach(() => {

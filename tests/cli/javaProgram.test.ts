@@ -182,7 +182,9 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
 
     before(async () => {
         // The lookups program moves its copy to OTHER_STORY in this account.
-        sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" } });
+        sim = await installedTesting().ChatbotSimulator.start({
+            stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" },
+        });
         partnerSim = await installedTesting().ChatbotSimulator.start({ stories: { [OTHER_STORY]: "Partner" } });
         scratch = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-java-"));
     });

@@ -110,7 +110,9 @@ describe("a Python program (examples/python) under the pulumi CLI", function () 
         this.timeout(600_000);
         venv = pythonVenv();
         // The lookups program moves its copy to OTHER_STORY in this account.
-        sim = await installedTesting().ChatbotSimulator.start({ stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" } });
+        sim = await installedTesting().ChatbotSimulator.start({
+            stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" },
+        });
         partnerSim = await installedTesting().ChatbotSimulator.start({ stories: { [OTHER_STORY]: "Partner" } });
     });
     beforeEach(() => {
