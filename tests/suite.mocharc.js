@@ -39,6 +39,7 @@ const LONGEST_FIRST = [
     "cli/nativeProvider.test.ts",
     "cli/pythonProgram.test.ts",
     "cli/program.test.ts",
+    "cli/liveTier.test.ts",
     "cli/webhookConnection.test.ts",
     "cli/discover.test.ts",
     "cli/legacyWebhook.test.ts",

@@ -1,20 +1,23 @@
 #!/usr/bin/env node
 /**
- * The `pulumi-chatbot` command: `discover` and `recover`.
+ * The `pulumi-chatbot` command: `discover`, `recover` and `sweep`.
  */
 import * as fs from "fs";
 import { discover, DISCOVER_USAGE, EXIT } from "./discover";
 import { pulumiOnPath } from "./pulumiCli";
 import { processIo, recover, RECOVER_USAGE } from "./recover";
+import { sweep, SWEEP_USAGE } from "./sweep";
 
 const USAGE = `Usage: pulumi-chatbot <command>
 
 Commands:
   discover   find connections no stack manages and write a program that adopts them
   recover    repair a stack after a killed pulumi run (before \`pulumi up\`)
+  sweep      delete the connections whose names start with a prefix (what test runs left)
 
 ${DISCOVER_USAGE}
-${RECOVER_USAGE}`;
+${RECOVER_USAGE}
+${SWEEP_USAGE}`;
 
 async function main(argv: string[]): Promise<number> {
     // The AWS SDK (an S3 state backend) warns on every Node.js older than 22, its future floor;
@@ -31,6 +34,13 @@ async function main(argv: string[]): Promise<number> {
         });
     }
     if (command === "recover") return recover(rest, processIo());
+    if (command === "sweep") {
+        return sweep(rest, {
+            stdout: (t) => process.stdout.write(t),
+            stderr: (t) => process.stderr.write(t),
+            env: process.env,
+        });
+    }
     if (command === undefined || command === "help" || command === "--help" || command === "-h") {
         process.stdout.write(USAGE);
         return command === undefined ? EXIT.failed : EXIT.ok;

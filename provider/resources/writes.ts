@@ -13,6 +13,7 @@ import {
     WriteNotAppliedError,
     appendNote,
 } from "../client/errors";
+import type { ChatbotClient } from "../client/client";
 import { duration, safeToRetry } from "../client/retry";
 import type { Envelope } from "../client/types";
 import { apiClient } from "../config";
@@ -270,15 +271,15 @@ export async function updateVerified(req: UpdateRequest): Promise<Plain> {
 /**
  * DELETE, then read: done only when the API no longer shows it (404), whatever the DELETE's
  * answer was. One still there is deleted again as the retry policy allows (DELETE is idempotent);
- * a give-up keeps it in state.
+ * a give-up keeps it in state. `client`: the provider's, unless a caller has its own (`sweep`).
  */
 export async function deleteVerified(
     path: string,
     operation: string,
     secrets: string[],
     envelope: Envelope,
+    client: ChatbotClient = apiClient(),
 ): Promise<void> {
-    const client = apiClient();
     const attempt = async (): Promise<void> => {
         let uncertain: ChatbotApiError | undefined;
         try {

@@ -56,6 +56,13 @@ export interface SimulatorOptions {
      * not count against the bucket. Default: no limit. May be changed at any time (`rateLimit`).
      */
     rateLimit?: RateLimit;
+    /**
+     * Test-only: answer one documented behaviour differently from the API description, so that a
+     * fidelity test can show the acceptance tier (tests/live) notices an API that differs from its
+     * record. Never set it otherwise. `listShowsToken`: the v2 list read includes each
+     * connection's `token`, which the description (2.1) says it does not.
+     */
+    deviation?: "listShowsToken";
 }
 
 export interface RateLimit {
@@ -467,7 +474,16 @@ export class ChatbotSimulator {
             }
         }
         if (path === V2 || path === `${V2}/`) {
-            if (method === "GET") return [200, [...this.connections.values()].map(listItem)];
+            if (method === "GET") {
+                const withToken = this.options.deviation === "listShowsToken";
+                return [
+                    200,
+                    [...this.connections.values()].map((c) => ({
+                        ...listItem(c),
+                        ...(withToken ? { token: c.token } : {}),
+                    })),
+                ];
+            }
             if (method === "POST") return this.createConnection(body);
         } else if (path.startsWith(`${V2}/`)) {
             const id = decodeURIComponent(path.slice(V2.length + 1));

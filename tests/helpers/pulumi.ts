@@ -51,10 +51,11 @@ export const NATIVE_CONNECTION_TYPE = "chatbot:index:WebhookConnection";
 export const NATIVE_LEGACY_TYPE = "chatbot:index:LegacyWebhook";
 
 /** A project running tests/programs/declare.js (named `project`, default "declare"), and a stack
- *  of it that reaches `sim`. With `native`, the program declares the native plugin's classes
- *  (`pulumi-chatbot/native`) and the project takes the plugin from the installed package. */
+ *  of it that reaches `sim` (a simulator, or any API: its address and token). With `native`, the
+ *  program declares the native plugin's classes (`pulumi-chatbot/native`) and the project takes the
+ *  plugin from the installed package. */
 export async function declareStack(
-    sim: ChatbotSimulator,
+    sim: Pick<ChatbotSimulator, "url" | "token">,
     opts: {
         config?: Record<string, ConfigValue>;
         env?: Record<string, string | undefined>;
