@@ -16,9 +16,10 @@ export interface Found {
     outputs: Plain & { name: string; url: string };
 }
 
-/** What this module writes: a TypeScript or JavaScript program, or PCL (Pulumi's own program
- *  language), which `pulumi convert` turns into each other language's program. */
-export type Language = "typescript" | "javascript" | "pcl";
+/** What this module writes: a TypeScript, JavaScript or Pulumi YAML program (the YAML after the
+ *  project's `name` and `runtime`), or PCL (Pulumi's own program language), which `pulumi
+ *  convert` turns into Python, Go and Java. */
+export type Language = "typescript" | "javascript" | "pcl" | "yaml";
 
 /** Which classes the program declares: the dynamic provider's (`pulumi-chatbot`), or the native
  *  plugin's (`pulumi-chatbot/native`, types `chatbot:index:<Type>`). PCL is always native. */
@@ -86,7 +87,9 @@ export function generateProgram(
     const program =
         language === "pcl"
             ? pclProgram(header, declarations, secrets)
-            : tsProgram(header, declarations, secrets.length > 0, language, delivery);
+            : language === "yaml"
+              ? yamlProgram(header, declarations, secrets)
+              : tsProgram(header, declarations, secrets.length > 0, language, delivery);
     return { program, declared, secrets };
 }
 
@@ -285,6 +288,50 @@ export function lit(s: string): string {
     return JSON.stringify(s)
         .replace(/\u2028/g, "\\u2028")
         .replace(/\u2029/g, "\\u2029");
+}
+
+/**
+ * The Pulumi YAML program, written here rather than by `pulumi convert --language yaml`: pulumi
+ * 3.274.1's convert then asks the YAML host to Link (with no package to link), which Pulumi YAML
+ * v1.25.0 does not implement, so the command fails. Values are JSON strings (valid YAML scalars)
+ * with `${` escaped, which Pulumi YAML would interpolate; secrets are `${<config key>}`.
+ */
+function yamlProgram(header: string[], declarations: Declaration[], secrets: Generated["secrets"]): string {
+    const str = (v: string) => lit(v).replace(/\$\{/g, "$${");
+    const scalar = (v: string | { secret: string }) => (typeof v === "string" ? str(v) : `"\${${v.secret}}"`);
+    // `key: value` at `indent`; an object or a list below it, an entry a line.
+    const entry = (key: string, v: Value, indent: string): string[] => {
+        if (typeof v === "string" || "secret" in v) return [`${indent}${key}: ${scalar(v)}`];
+        const inner = `${indent}  `;
+        if ("list" in v) return [`${indent}${key}:`, ...v.list.flatMap((x) => item(x, inner))];
+        return [`${indent}${key}:`, ...v.object.flatMap(([k, x]) => entry(str(k), x, inner))];
+    };
+    const item = (v: Value, indent: string): string[] => {
+        if (typeof v === "string" || "secret" in v) return [`${indent}- ${scalar(v)}`];
+        const lines =
+            "list" in v
+                ? v.list.flatMap((x) => item(x, `${indent}  `))
+                : v.object.flatMap(([k, x]) => entry(str(k), x, `${indent}  `));
+        return [`${indent}- ${lines[0].trimStart()}`, ...lines.slice(1)];
+    };
+    const lines = [
+        ...header.map((h) => h.replace(/^\/\//, "#")),
+        ...(secrets.length > 0
+            ? ["config:", ...secrets.flatMap((s) => [`  ${s.key}:`, "    type: string", "    secret: true"])]
+            : []),
+        "resources:",
+        ...declarations.flatMap((d) => [
+            `  # ${d.comment}`,
+            `  ${d.variable}:`,
+            `    type: chatbot:index:${d.type}`,
+            `    name: ${str(d.resourceName)}`,
+            "    properties:",
+            ...d.inputs.flatMap(([k, v]) => entry(k, v, "      ")),
+            "    options:",
+            "      protect: true",
+        ]),
+    ];
+    return lines.join("\n") + "\n";
 }
 
 /** An object key in TypeScript: bare where it is an identifier. */

@@ -26,6 +26,7 @@ import {
     type RunResult,
 } from "../helpers/pulumi";
 import { installedTesting, root } from "../helpers/support";
+import { PLUGIN_YAML } from "../helpers/languagePrograms";
 
 const CLI = path.join(root, "node_modules", "pulumi-chatbot", "dist", "cli", "index.js");
 const STORIES = ["5f3c0d1e2a4b6c8d9e0f1a2b", "6a1b2c3d4e5f6a7b8c9d0e1f"];
@@ -422,3 +423,124 @@ describe("pulumi-chatbot discover", function () {
         });
     });
 });
+
+/**
+ * Each language's program, from one account of three connections (one with a token, headers and
+ * basic auth) and a legacy webhook: discover writes it (PCL through `pulumi convert` but for
+ * TypeScript), the --with-secrets file sets its secrets, then the first preview sends nothing but
+ * reads, `up` adopts all four with reads only, and `preview --expect-no-changes` passes. One
+ * lifecycle per language; what a language needs beside the program (its SDK, a virtual
+ * environment, a Maven repository) is set up as that language's other tests do.
+ */
+describe("pulumi-chatbot discover --language: the program in each language adopts with no write", function () {
+    this.timeout(600_000);
+    let sim: ChatbotSimulator;
+    let dir: string;
+    let env: Record<string, string>;
+
+    before(async () => {
+        sim = await installedTesting().ChatbotSimulator.start();
+        sim.addConnection({
+            story: { id: STORIES[0], name: "Shop" },
+            name: "Orders (prod)",
+            url: "https://orders.example.com/chatbot?x=1",
+            token: "lang-token-'1' $HOME",
+            headers: { "X-Api-Key": "lang-header-1", "x-env": "lang-env-1" },
+            auth: { username: "ops", password: "lang-pass-1" },
+        });
+        sim.addConnection({ story: { id: STORIES[0], name: "Shop" }, name: "plain", url: "https://plain.example.com" });
+        sim.addConnection({
+            story: { id: STORIES[1], name: "Support" },
+            name: 'Support "desk"',
+            url: "https://support.example.com/hook",
+            token: "lang-token-3",
+        });
+        sim.addLegacyWebhook({
+            name: "Legacy",
+            url: "https://legacy.example.org/hook",
+            token: "lang-legacy-token",
+            headers: [{ name: "X-Sig", value: "lang-legacy-sig" }],
+        });
+        dir = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-discover-lang-"));
+        env = { CHATBOT_TOKEN: sim.token, CHATBOT_API_URL: sim.url };
+    });
+
+    after(async () => {
+        await sim?.close();
+        if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    /**
+     * discover --language `language` into a new folder, `prepare` makes it runnable here (the
+     * plugin, the SDK), then the lifecycle. Returns the program's folder.
+     */
+    async function adoptsWithNoWrite(
+        language: string,
+        prepare: (programDir: string) => Promise<Record<string, string | undefined> | void>,
+        args: string[] = [],
+    ): Promise<string> {
+        const secrets = secretValues(sim);
+        const programDir = path.join(dir, language);
+        const secretsFile = path.join(dir, `${language}-secrets.sh`);
+        sim.resetRequests();
+        const r = await runCli(
+            ["--language", language, "--out", programDir, "--with-secrets", secretsFile, ...args],
+            env,
+        );
+        assert.equal(r.code, 0, r.stderr);
+        assert.ok(
+            sim.requests.every((x) => x.method === "GET"),
+            "discover reads",
+        );
+        assertNoSecret(r.stdout + r.stderr, secrets, "discover's output");
+        for (const file of fs.readdirSync(programDir, { recursive: true }) as string[]) {
+            const full = path.join(programDir, file);
+            if (fs.statSync(full).isFile()) assertNoSecret(fs.readFileSync(full, "utf8"), secrets, file);
+        }
+        assert.doesNotMatch(fs.readFileSync(path.join(programDir, "Pulumi.yaml"), "utf8"), /plugins/);
+        const config = configFromSecretsFile(secretsFile, dir);
+        assert.equal(Object.keys(config).length, 7, "token, two headers, password; a token; the legacy token and header");
+        const extraEnv = (await prepare(programDir)) ?? {};
+        const stack = await PulumiStack.create({
+            projectDir: programDir,
+            config: { "chatbot:apiUrl": sim.url, "chatbot:token": { secret: sim.token }, ...config },
+            env: { CHATBOT_RETRY_BASE_MS: "2", ...extraEnv },
+        });
+        try {
+            sim.resetRequests();
+            const preview = ok(await stack.run("preview"));
+            assert.deepEqual(
+                sim.requests.filter((x) => x.method !== "GET"),
+                [],
+                "the first preview sends no write",
+            );
+            const up = ok(await stack.run("up"));
+            const adopted = up.steps.filter((s) => s.type.startsWith("chatbot:index:") && !s.type.includes("providers"));
+            assert.deepEqual(summarize(adopted), { create: 4 }, preview.stdout);
+            assert.deepEqual(
+                sim.requests.filter((x) => x.method !== "GET"),
+                [],
+                "up adopts with reads only",
+            );
+            const ids = (await stack.resources()).filter((x) => x.type.startsWith("chatbot:index:"));
+            assert.deepEqual(
+                ids.map((x) => x.id).sort(),
+                [...sim.listConnections().map((c) => c.id), ...sim.listLegacyWebhooks().map((w) => w.id)].sort(),
+            );
+            assert.ok(ids.every((x) => x.protect));
+            assertNoSecret(JSON.stringify(await stack.export()), secrets, "the stack's export");
+            ok(await stack.run("preview", { expectNoChanges: true }));
+        } finally {
+            stack.dispose();
+        }
+        return programDir;
+    }
+
+    /** The generated Pulumi.yaml given the installed package's plugin, as the other language tests do. */
+    const withPlugin = (programDir: string) => fs.appendFileSync(path.join(programDir, "Pulumi.yaml"), PLUGIN_YAML);
+
+    it("yaml", async () => {
+        await adoptsWithNoWrite("yaml", async (programDir) => withPlugin(programDir));
+    });
+});
+
