@@ -20,13 +20,14 @@ import {
     LEGACY_TYPE,
     declareStack,
     ok,
+    pulumiCli,
     PulumiStack,
     type ConfigValue,
     type Declared,
     type RunResult,
 } from "../helpers/pulumi";
 import { installedTesting, root } from "../helpers/support";
-import { PLUGIN_YAML } from "../helpers/languagePrograms";
+import { PLUGIN_YAML, python, pythonVenv } from "../helpers/languagePrograms";
 
 const CLI = path.join(root, "node_modules", "pulumi-chatbot", "dist", "cli", "index.js");
 const STORIES = ["5f3c0d1e2a4b6c8d9e0f1a2b", "6a1b2c3d4e5f6a7b8c9d0e1f"];
@@ -462,7 +463,16 @@ describe("pulumi-chatbot discover --language: the program in each language adopt
             headers: [{ name: "X-Sig", value: "lang-legacy-sig" }],
         });
         dir = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-discover-lang-"));
-        env = { CHATBOT_TOKEN: sim.token, CHATBOT_API_URL: sim.url };
+        fs.mkdirSync(path.join(dir, "home"));
+        // `pulumi convert` from the pinned CLI, in a PULUMI_HOME of its own.
+        env = {
+            CHATBOT_TOKEN: sim.token,
+            CHATBOT_API_URL: sim.url,
+            PATH: `${path.dirname(pulumiCli())}${path.delimiter}${process.env.PATH ?? ""}`,
+            PULUMI_HOME: path.join(dir, "home"),
+            PULUMI_SKIP_UPDATE_CHECK: "true",
+            PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+        };
     });
 
     after(async () => {
@@ -499,7 +509,11 @@ describe("pulumi-chatbot discover --language: the program in each language adopt
         }
         assert.doesNotMatch(fs.readFileSync(path.join(programDir, "Pulumi.yaml"), "utf8"), /plugins/);
         const config = configFromSecretsFile(secretsFile, dir);
-        assert.equal(Object.keys(config).length, 7, "token, two headers, password; a token; the legacy token and header");
+        assert.equal(
+            Object.keys(config).length,
+            7,
+            "token, two headers, password; a token; the legacy token and header",
+        );
         const extraEnv = (await prepare(programDir)) ?? {};
         const stack = await PulumiStack.create({
             projectDir: programDir,
@@ -515,7 +529,9 @@ describe("pulumi-chatbot discover --language: the program in each language adopt
                 "the first preview sends no write",
             );
             const up = ok(await stack.run("up"));
-            const adopted = up.steps.filter((s) => s.type.startsWith("chatbot:index:") && !s.type.includes("providers"));
+            const adopted = up.steps.filter(
+                (s) => s.type.startsWith("chatbot:index:") && !s.type.includes("providers"),
+            );
             assert.deepEqual(summarize(adopted), { create: 4 }, preview.stdout);
             assert.deepEqual(
                 sim.requests.filter((x) => x.method !== "GET"),
@@ -542,5 +558,22 @@ describe("pulumi-chatbot discover --language: the program in each language adopt
     it("yaml", async () => {
         await adoptsWithNoWrite("yaml", async (programDir) => withPlugin(programDir));
     });
-});
 
+    it("python", async function () {
+        if (!python()) this.skip();
+        const venv = pythonVenv();
+        await adoptsWithNoWrite("python", async (programDir) => {
+            const yaml = path.join(programDir, "Pulumi.yaml");
+            const text = fs.readFileSync(yaml, "utf8");
+            assert.match(text, /^runtime: python$/m);
+            assert.match(fs.readFileSync(path.join(programDir, "requirements.txt"), "utf8"), /^pulumi_chatbot==/m);
+            // The virtual environment of examples/python: pulumi and this checkout's SDK.
+            fs.writeFileSync(
+                yaml,
+                text.replace(/^runtime: python$/m, `runtime:\n  name: python\n  options:\n    virtualenv: ${venv}`),
+            );
+            withPlugin(programDir);
+            return { PYTHONDONTWRITEBYTECODE: "1" };
+        });
+    });
+});
