@@ -10,7 +10,7 @@
  * differs gets exactly one PUT. No secret reaches stdout, stderr or the program.
  */
 import { strict as assert } from "assert";
-import { spawn } from "child_process";
+import { spawn, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -27,7 +27,15 @@ import {
     type RunResult,
 } from "../helpers/pulumi";
 import { installedTesting, root } from "../helpers/support";
-import { PLUGIN_YAML, python, pythonVenv } from "../helpers/languagePrograms";
+import {
+    buildGoProgram,
+    go,
+    GO_SDK,
+    GO_SDK_MODULE,
+    PLUGIN_YAML,
+    python,
+    pythonVenv,
+} from "../helpers/languagePrograms";
 
 const CLI = path.join(root, "node_modules", "pulumi-chatbot", "dist", "cli", "index.js");
 const STORIES = ["5f3c0d1e2a4b6c8d9e0f1a2b", "6a1b2c3d4e5f6a7b8c9d0e1f"];
@@ -490,7 +498,7 @@ describe("pulumi-chatbot discover --language: the program in each language adopt
         args: string[] = [],
     ): Promise<string> {
         const secrets = secretValues(sim);
-        const programDir = path.join(dir, language);
+        const programDir = path.join(dir, `adopted-${language}`);
         const secretsFile = path.join(dir, `${language}-secrets.sh`);
         sim.resetRequests();
         const r = await runCli(
@@ -574,6 +582,23 @@ describe("pulumi-chatbot discover --language: the program in each language adopt
             );
             withPlugin(programDir);
             return { PYTHONDONTWRITEBYTECODE: "1" };
+        });
+    });
+
+    it("go", async function () {
+        if (spawnSync("go", ["version"]).status !== 0) this.skip();
+        await adoptsWithNoWrite("go", async (programDir) => {
+            // This checkout's SDK in place of the published module, as examples/go is used here.
+            const gomod = { GOWORK: "off" };
+            await go(
+                ["mod", "edit", `-require=${GO_SDK_MODULE}@v0.0.0`, `-replace=${GO_SDK_MODULE}=${GO_SDK}`],
+                programDir,
+                gomod,
+            );
+            await go(["mod", "tidy"], programDir, gomod);
+            // A cold Go cache compiles the Pulumi SDK here, not under the CLI's time limit.
+            await buildGoProgram(programDir, path.join(dir, "go-program"));
+            withPlugin(programDir);
         });
     });
 });
