@@ -500,11 +500,12 @@ describe("pulumi-chatbot discover --language: the program in each language adopt
         const secrets = secretValues(sim);
         const programDir = path.join(dir, `adopted-${language}`);
         const secretsFile = path.join(dir, `${language}-secrets.sh`);
+        // TypeScript's program is a file; the other languages' a project folder.
+        const typescript = language === "typescript";
+        if (typescript) fs.mkdirSync(programDir);
+        const out = typescript ? path.join(programDir, "index.ts") : programDir;
         sim.resetRequests();
-        const r = await runCli(
-            ["--language", language, "--out", programDir, "--with-secrets", secretsFile, ...args],
-            env,
-        );
+        const r = await runCli(["--language", language, "--out", out, "--with-secrets", secretsFile, ...args], env);
         assert.equal(r.code, 0, r.stderr);
         assert.ok(
             sim.requests.every((x) => x.method === "GET"),
@@ -515,7 +516,7 @@ describe("pulumi-chatbot discover --language: the program in each language adopt
             const full = path.join(programDir, file);
             if (fs.statSync(full).isFile()) assertNoSecret(fs.readFileSync(full, "utf8"), secrets, file);
         }
-        assert.doesNotMatch(fs.readFileSync(path.join(programDir, "Pulumi.yaml"), "utf8"), /plugins/);
+        if (!typescript) assert.doesNotMatch(fs.readFileSync(path.join(programDir, "Pulumi.yaml"), "utf8"), /plugins/);
         const config = configFromSecretsFile(secretsFile, dir);
         assert.equal(
             Object.keys(config).length,
@@ -600,5 +601,18 @@ describe("pulumi-chatbot discover --language: the program in each language adopt
             await buildGoProgram(programDir, path.join(dir, "go-program"));
             withPlugin(programDir);
         });
+    });
+
+    it("typescript, the native plugin's classes (--native)", async () => {
+        await adoptsWithNoWrite(
+            "typescript",
+            async (programDir) => {
+                const program = fs.readFileSync(path.join(programDir, "index.ts"), "utf8");
+                assert.match(program, /^import \* as chatbot from "pulumi-chatbot\/native";$/m);
+                makeProject(programDir, "adopted-typescript", program, "typescript");
+                withPlugin(programDir);
+            },
+            ["--native"],
+        );
     });
 });
