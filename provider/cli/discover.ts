@@ -52,10 +52,11 @@ Options:
                            PATH, with this environment) is read, and its connections left out
   --out FILE|DIR           write the program to FILE (default: standard output); for python,
                            go, java and yaml, the project folder DIR (required)
-  --language LANG          typescript (default), javascript, python, go, java or yaml. The last
-                           four are written in PCL and converted by \`pulumi convert --from pcl
-                           --language LANG --generate-only\` (the pulumi on PATH and its host of
-                           that language), with the native plugin's SDK of that language
+  --language LANG          typescript (default), javascript, yaml, python, go or java. Python,
+                           Go and Java are written in PCL and converted by \`pulumi convert
+                           --from pcl --language LANG --generate-only\` (the pulumi on PATH and
+                           its host of that language); all four declare the native plugin's
+                           resources
   --native                 declare the native plugin's classes (pulumi-chatbot/native, types
                            chatbot:index:<Type>) instead of the dynamic provider's
   --import-file FILE       with --native or a converted language: also write the file
