@@ -423,9 +423,12 @@ describe("pulumi-chatbot discover", function () {
         });
 
         it("refuses unknown options and languages", async () => {
-            const r = await runCli(["--language", "python"], env);
+            const r = await runCli(["--language", "cobol"], env);
             assert.equal(r.code, 2);
-            assert.match(r.stderr, /--language must be typescript or javascript/);
+            assert.match(r.stderr, /--language must be typescript, javascript, python, go, java, yaml, not "cobol"/);
+            const folder = await runCli(["--language", "go"], env);
+            assert.equal(folder.code, 2);
+            assert.match(folder.stderr, /--language go needs --out DIR/);
             const u = await runCli(["--token", "x"], env);
             assert.equal(u.code, 2);
             assert.match(u.stderr, /Unknown option '--token'/);
@@ -614,5 +617,13 @@ describe("pulumi-chatbot discover --language: the program in each language adopt
             },
             ["--native"],
         );
+    });
+
+    it("java: not yet, and says why (docs/discover.md#each-language)", async () => {
+        const r = await runCli(["--language", "java", "--out", path.join(dir, "adopted-java")], env);
+        assert.equal(r.code, 2);
+        assert.match(r.stderr, /`pulumi convert --from pcl --language java` failed/);
+        assert.match(r.stderr, /not supported by the Java program generator|method Link not implemented/);
+        assertNoSecret(r.stdout + r.stderr, secretValues(sim), "discover's output");
     });
 });
