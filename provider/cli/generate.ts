@@ -297,7 +297,7 @@ export function lit(s: string): string {
  * with `${` escaped, which Pulumi YAML would interpolate; secrets are `${<config key>}`.
  */
 function yamlProgram(header: string[], declarations: Declaration[], secrets: Generated["secrets"]): string {
-    const str = (v: string) => lit(v).replace(/\$\{/g, "$${");
+    const str = (v: string) => lit(v).replace(/\$\{/g, () => "$${");
     const scalar = (v: string | { secret: string }) => (typeof v === "string" ? str(v) : `"\${${v.secret}}"`);
     // `key: value` at `indent`; an object or a list below it, an entry a line.
     const entry = (key: string, v: Value, indent: string): string[] => {

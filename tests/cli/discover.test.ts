@@ -454,7 +454,8 @@ describe("pulumi-chatbot discover --language: the program in each language adopt
         sim = await installedTesting().ChatbotSimulator.start();
         sim.addConnection({
             story: { id: STORIES[0], name: "Shop" },
-            name: "Orders (prod)",
+            // `${` is a template in PCL and Pulumi YAML: it must arrive as written.
+            name: "Orders (prod) ${env}",
             url: "https://orders.example.com/chatbot?x=1",
             token: "lang-token-'1' $HOME",
             headers: { "X-Api-Key": "lang-header-1", "x-env": "lang-env-1" },

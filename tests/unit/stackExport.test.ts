@@ -135,4 +135,20 @@ describe("program generation (discover)", () => {
         assert.match(g.program, /options \{\n {8}protect = true\n {4}\}/);
         assert.ok(!g.program.includes("tok-1") && !g.program.includes("sig-1"));
     });
+
+    it("writes Pulumi YAML: secret config, `${` escaped where Pulumi YAML would interpolate, protect", () => {
+        const outputs = {
+            name: "a ${b}",
+            url: "https://a.example.com",
+            lastError: null,
+            lastErrorAt: null,
+            headers: [{ name: "X-Sig", value: "sig-1" }],
+        };
+        const g = generateProgram([{ kind: "LegacyWebhook", id: "7", outputs }], "yaml", "https://api.chatbot.com");
+        assert.match(g.program, /^config:\n {2}aBHeaderXSig:\n {4}type: string\n {4}secret: true$/m);
+        assert.match(g.program, /^ {6}name: "a \$\$\{b\}"$/m);
+        assert.match(g.program, /^ {8}- "name": "X-Sig"\n {10}"value": "\$\{aBHeaderXSig\}"$/m);
+        assert.match(g.program, /^ {4}options:\n {6}protect: true$/m);
+        assert.ok(!g.program.includes("sig-1"));
+    });
 });
