@@ -11,9 +11,9 @@ import * as path from "path";
 import { generateProgram, resourceNameFrom, type Found, type Generated } from "./generate";
 import type { CheckedRun } from "./pulumiCli";
 
-/** The languages whose program `pulumi convert` writes. */
-export const CONVERTED = ["python", "go", "java", "yaml"] as const;
-export type Converted = (typeof CONVERTED)[number];
+/** The languages whose program is a project folder: YAML written here, the others by `pulumi convert`. */
+export const PROJECT_LANGUAGES = ["python", "go", "java", "yaml"] as const;
+export type ProjectLanguage = (typeof PROJECT_LANGUAGES)[number];
 
 /** The installed package's plugin folder (pulumi-resource-chatbot): the converter reads the
  *  schema from it, through the PCL folder's project (`plugins.providers`). */
@@ -28,7 +28,7 @@ export async function writeProject(
     read: CheckedRun,
     found: Found[],
     apiUrl: string,
-    language: Converted,
+    language: ProjectLanguage,
     out: string,
 ): Promise<Generated> {
     const target = path.resolve(out);

@@ -15,7 +15,7 @@ import { AuthenticationError, ChatbotApiError, ConnectionError } from "../client
 import { envVars, resolveSettings, SettingsError } from "../config";
 import { listAll, readOne } from "../resources/lookup";
 import { resources } from "../resources/registry";
-import { CONVERTED, writeProject, type Converted } from "./convert";
+import { PROJECT_LANGUAGES, writeProject, type ProjectLanguage } from "./convert";
 import { generateProgram, importFile, secretCommands, type Found } from "./generate";
 import { secretsOfUrl } from "../client/redact";
 import { checkedRun, idsOfStacks, PulumiFailed, type PulumiRun } from "./pulumiCli";
@@ -59,7 +59,7 @@ Options:
                            resources
   --native                 declare the native plugin's classes (pulumi-chatbot/native, types
                            chatbot:index:<Type>) instead of the dynamic provider's
-  --import-file FILE       with --native or a converted language: also write the file
+  --import-file FILE       with --native or a project-folder language: also write the file
                            \`pulumi import --file FILE\` reads
   --with-secrets FILE      write the \`pulumi config set --secret\` commands with their values to
                            FILE (created with mode 0600). Without it no secret value is written.
@@ -104,21 +104,24 @@ export async function discover(argv: string[], io: Io): Promise<number> {
         return EXIT.ok;
     }
     const language = values.language ?? "typescript";
-    const converted = (CONVERTED as readonly string[]).includes(language) ? (language as Converted) : undefined;
-    if (language !== "typescript" && language !== "javascript" && !converted) {
+    // python, go, java, yaml: the program is a project folder.
+    const inFolder = (PROJECT_LANGUAGES as readonly string[]).includes(language)
+        ? (language as ProjectLanguage)
+        : undefined;
+    if (language !== "typescript" && language !== "javascript" && !inFolder) {
         return fail(
-            `--language must be typescript, javascript, ${CONVERTED.join(", ")}, not ${JSON.stringify(values.language)}.`,
+            `--language must be typescript, javascript, ${PROJECT_LANGUAGES.join(", ")}, not ${JSON.stringify(values.language)}.`,
         );
     }
     // Every language but TypeScript and JavaScript declares the native plugin's resources.
-    const native = values.native || converted !== undefined;
+    const native = values.native || inFolder !== undefined;
     if (values["import-file"] !== undefined && !native) {
         return fail(
             "--import-file needs --native: `pulumi import` cannot adopt a dynamic resource (the plugin is asked to read with the id alone).",
         );
     }
-    if (converted && values.out === undefined) {
-        return fail(`--language ${converted} needs --out DIR: the program is a project folder.`);
+    if (inFolder && values.out === undefined) {
+        return fail(`--language ${inFolder} needs --out DIR: the program is a project folder.`);
     }
     const exportFiles = values["stack-export"] ?? [];
     if (exportFiles.filter((f) => f === "-").length > 1) return fail("--stack-export - (stdin) can be given once.");
@@ -190,17 +193,17 @@ export async function discover(argv: string[], io: Io): Promise<number> {
             }),
         );
         const found = read.filter((f): f is Found => f !== undefined);
-        const generated = converted
-            ? await writeProject(checkedRun(io.pulumi, []), found, client.apiUrl, converted, values.out as string)
+        const generated = inFolder
+            ? await writeProject(checkedRun(io.pulumi, []), found, client.apiUrl, inFolder, values.out as string)
             : generateProgram(
                   found,
                   language as "typescript" | "javascript",
                   client.apiUrl,
                   native ? "native" : "dynamic",
               );
-        // A converted language's project is written by now.
-        if (!converted && values.out !== undefined) fs.writeFileSync(values.out, generated.program);
-        else if (!converted && !values.json) io.stdout(generated.program);
+        // A project folder is written by now.
+        if (!inFolder && values.out !== undefined) fs.writeFileSync(values.out, generated.program);
+        else if (!inFolder && !values.json) io.stdout(generated.program);
         if (values["with-secrets"] !== undefined)
             writePrivate(values["with-secrets"], secretCommands(generated.secrets));
         if (values["import-file"] !== undefined)
@@ -215,8 +218,8 @@ export async function discover(argv: string[], io: Io): Promise<number> {
         }
         if (values.out !== undefined) {
             io.stderr(`discover: wrote a program for ${found.length} to ${values.out}.\n`);
-            // A converted program may not keep the PCL's header comment: the keys are said here too.
-            if (converted && generated.secrets.length > 0) {
+            // A converted program may not keep the header comment: the keys are said here too.
+            if (inFolder && generated.secrets.length > 0) {
                 io.stderr(
                     `discover: set its secrets in its stack first:\n${generated.secrets.map((s) => `  pulumi config set --secret ${s.key} <value>\n`).join("")}`,
                 );
