@@ -15,7 +15,8 @@ import { AuthenticationError, ChatbotApiError, ConnectionError } from "../client
 import { envVars, resolveSettings, SettingsError } from "../config";
 import { listAll, readOne } from "../resources/lookup";
 import { resources } from "../resources/registry";
-import { generateProgram, importFile, secretCommands, type Found, type Language } from "./generate";
+import { PROJECT_LANGUAGES, writeProject, type ProjectLanguage } from "./convert";
+import { generateProgram, importFile, secretCommands, type Found } from "./generate";
 import { secretsOfUrl } from "../client/redact";
 import { checkedRun, idsOfStacks, PulumiFailed, type PulumiRun } from "./pulumiCli";
 import { managedResources, StackExportError } from "./stackExport";
@@ -36,7 +37,8 @@ export const EXIT = { ok: 0, unmanaged: 1, failed: 2 } as const;
 export const DISCOVER_USAGE = `Usage: pulumi-chatbot discover [options]
 
 Lists every webhook connection and legacy webhook of a ChatBot account, leaves out those a stack
-manages, and writes a Pulumi program that adopts the rest (adoptId, protect: true).
+manages, and writes a Pulumi program that adopts the rest (adoptId, protect: true), in
+TypeScript, JavaScript, Python, Go, Java or YAML. Secret values are read from stack config.
 
 The developer access token is read from ${envVars.token}; the API address from ${envVars.apiUrl}
 or --api-url (default https://api.chatbot.com).
@@ -48,11 +50,17 @@ Options:
   --all-stacks             every stack of the backend \`pulumi\` is logged in to (read with
                            \`pulumi stack ls --all\` and \`pulumi stack export\`; the pulumi on
                            PATH, with this environment) is read, and its connections left out
-  --out FILE               write the program to FILE (default: standard output)
-  --language LANG          typescript (default) or javascript
+  --out FILE|DIR           write the program to FILE (default: standard output); for python,
+                           go, java and yaml, the project folder DIR (required)
+  --language LANG          typescript (default), javascript, yaml, python, go or java. Python,
+                           Go and Java are written in PCL and converted by \`pulumi convert
+                           --from pcl --language LANG --generate-only\` (the pulumi on PATH and
+                           its host of that language); all four declare the native plugin's
+                           resources
   --native                 declare the native plugin's classes (pulumi-chatbot/native, types
                            chatbot:index:<Type>) instead of the dynamic provider's
-  --import-file FILE       with --native: also write the file \`pulumi import --file FILE\` reads
+  --import-file FILE       with --native or a project-folder language: also write the file
+                           \`pulumi import --file FILE\` reads
   --with-secrets FILE      write the \`pulumi config set --secret\` commands with their values to
                            FILE (created with mode 0600). Without it no secret value is written.
   --json                   print a machine-readable summary on standard output (the program is
@@ -95,14 +103,25 @@ export async function discover(argv: string[], io: Io): Promise<number> {
         io.stdout(DISCOVER_USAGE);
         return EXIT.ok;
     }
-    const language = (values.language ?? "typescript") as Language;
-    if (language !== "typescript" && language !== "javascript") {
-        return fail(`--language must be typescript or javascript, not ${JSON.stringify(values.language)}.`);
+    const language = values.language ?? "typescript";
+    // python, go, java, yaml: the program is a project folder.
+    const inFolder = (PROJECT_LANGUAGES as readonly string[]).includes(language)
+        ? (language as ProjectLanguage)
+        : undefined;
+    if (language !== "typescript" && language !== "javascript" && !inFolder) {
+        return fail(
+            `--language must be typescript, javascript, ${PROJECT_LANGUAGES.join(", ")}, not ${JSON.stringify(values.language)}.`,
+        );
     }
-    if (values["import-file"] !== undefined && !values.native) {
+    // Every language but TypeScript and JavaScript declares the native plugin's resources.
+    const native = values.native || inFolder !== undefined;
+    if (values["import-file"] !== undefined && !native) {
         return fail(
             "--import-file needs --native: `pulumi import` cannot adopt a dynamic resource (the plugin is asked to read with the id alone).",
         );
+    }
+    if (inFolder && values.out === undefined) {
+        return fail(`--language ${inFolder} needs --out DIR: the program is a project folder.`);
     }
     const exportFiles = values["stack-export"] ?? [];
     if (exportFiles.filter((f) => f === "-").length > 1) return fail("--stack-export - (stdin) can be given once.");
@@ -174,10 +193,17 @@ export async function discover(argv: string[], io: Io): Promise<number> {
             }),
         );
         const found = read.filter((f): f is Found => f !== undefined);
-        const generated = generateProgram(found, language, client.apiUrl, values.native ? "native" : "dynamic");
-
-        if (values.out !== undefined) fs.writeFileSync(values.out, generated.program);
-        else if (!values.json) io.stdout(generated.program);
+        const generated = inFolder
+            ? await writeProject(checkedRun(io.pulumi, []), found, client.apiUrl, inFolder, values.out as string)
+            : generateProgram(
+                  found,
+                  language as "typescript" | "javascript",
+                  client.apiUrl,
+                  native ? "native" : "dynamic",
+              );
+        // A project folder is written by now.
+        if (!inFolder && values.out !== undefined) fs.writeFileSync(values.out, generated.program);
+        else if (!inFolder && !values.json) io.stdout(generated.program);
         if (values["with-secrets"] !== undefined)
             writePrivate(values["with-secrets"], secretCommands(generated.secrets));
         if (values["import-file"] !== undefined)
@@ -190,7 +216,15 @@ export async function discover(argv: string[], io: Io): Promise<number> {
             };
             io.stdout(JSON.stringify(summary, null, 2) + "\n");
         }
-        if (values.out !== undefined) io.stderr(`discover: wrote a program for ${found.length} to ${values.out}.\n`);
+        if (values.out !== undefined) {
+            io.stderr(`discover: wrote a program for ${found.length} to ${values.out}.\n`);
+            // A converted program may not keep the header comment: the keys are said here too.
+            if (inFolder && generated.secrets.length > 0) {
+                io.stderr(
+                    `discover: set its secrets in its stack first:\n${generated.secrets.map((s) => `  pulumi config set --secret ${s.key} <value>\n`).join("")}`,
+                );
+            }
+        }
         if (values["with-secrets"] !== undefined) {
             io.stderr(
                 `discover: wrote ${generated.secrets.length} \`pulumi config set --secret\` command${generated.secrets.length === 1 ? "" : "s"} to ${values["with-secrets"]} (mode 0600).\n`,
@@ -206,7 +240,7 @@ export async function discover(argv: string[], io: Io): Promise<number> {
         if (e instanceof ConnectionError && e.reason === "unreachable") {
             return fail(`cannot reach the ChatBot API: ${e.message} Check ${envVars.apiUrl} or --api-url.`);
         }
-        if (e instanceof ChatbotApiError) return fail(e.message);
+        if (e instanceof ChatbotApiError || e instanceof PulumiFailed) return fail(e.message);
         const code = (e as NodeJS.ErrnoException)?.code;
         if (typeof code === "string")
             return fail(`cannot write: ${code} ${(e as NodeJS.ErrnoException).path ?? ""}`.trim());

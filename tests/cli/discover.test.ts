@@ -10,7 +10,7 @@
  * differs gets exactly one PUT. No secret reaches stdout, stderr or the program.
  */
 import { strict as assert } from "assert";
-import { spawn } from "child_process";
+import { spawn, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -20,12 +20,22 @@ import {
     LEGACY_TYPE,
     declareStack,
     ok,
+    pulumiCli,
     PulumiStack,
     type ConfigValue,
     type Declared,
     type RunResult,
 } from "../helpers/pulumi";
 import { installedTesting, root } from "../helpers/support";
+import {
+    buildGoProgram,
+    go,
+    GO_SDK,
+    GO_SDK_MODULE,
+    PLUGIN_YAML,
+    python,
+    pythonVenv,
+} from "../helpers/languagePrograms";
 
 const CLI = path.join(root, "node_modules", "pulumi-chatbot", "dist", "cli", "index.js");
 const STORIES = ["5f3c0d1e2a4b6c8d9e0f1a2b", "6a1b2c3d4e5f6a7b8c9d0e1f"];
@@ -413,12 +423,208 @@ describe("pulumi-chatbot discover", function () {
         });
 
         it("refuses unknown options and languages", async () => {
-            const r = await runCli(["--language", "python"], env);
+            const r = await runCli(["--language", "cobol"], env);
             assert.equal(r.code, 2);
-            assert.match(r.stderr, /--language must be typescript or javascript/);
+            assert.match(r.stderr, /--language must be typescript, javascript, python, go, java, yaml, not "cobol"/);
+            const folder = await runCli(["--language", "go"], env);
+            assert.equal(folder.code, 2);
+            assert.match(folder.stderr, /--language go needs --out DIR/);
             const u = await runCli(["--token", "x"], env);
             assert.equal(u.code, 2);
             assert.match(u.stderr, /Unknown option '--token'/);
         });
+    });
+});
+
+/**
+ * Each language's program, from one account of three connections (one with a token, headers and
+ * basic auth) and a legacy webhook: discover writes it (PCL through `pulumi convert` but for
+ * TypeScript), the --with-secrets file sets its secrets, then the first preview sends nothing but
+ * reads, `up` adopts all four with reads only, and `preview --expect-no-changes` passes. One
+ * lifecycle per language; what a language needs beside the program (its SDK, a virtual
+ * environment, a Maven repository) is set up as that language's other tests do.
+ */
+describe("pulumi-chatbot discover --language: the program in each language adopts with no write", function () {
+    this.timeout(600_000);
+    let sim: ChatbotSimulator;
+    let dir: string;
+    let env: Record<string, string>;
+
+    before(async () => {
+        sim = await installedTesting().ChatbotSimulator.start();
+        sim.addConnection({
+            story: { id: STORIES[0], name: "Shop" },
+            // `${` is a template in PCL and Pulumi YAML: it must arrive as written.
+            name: "Orders (prod) ${env}",
+            url: "https://orders.example.com/chatbot?x=1",
+            token: "lang-token-'1' $HOME",
+            headers: { "X-Api-Key": "lang-header-1", "x-env": "lang-env-1" },
+            auth: { username: "ops", password: "lang-pass-1" },
+        });
+        sim.addConnection({ story: { id: STORIES[0], name: "Shop" }, name: "plain", url: "https://plain.example.com" });
+        sim.addConnection({
+            story: { id: STORIES[1], name: "Support" },
+            name: 'Support "desk"',
+            url: "https://support.example.com/hook",
+            token: "lang-token-3",
+        });
+        sim.addLegacyWebhook({
+            name: "Legacy",
+            url: "https://legacy.example.org/hook",
+            token: "lang-legacy-token",
+            headers: [{ name: "X-Sig", value: "lang-legacy-sig" }],
+        });
+        dir = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-discover-lang-"));
+        fs.mkdirSync(path.join(dir, "home"));
+        // `pulumi convert` from the pinned CLI, in a PULUMI_HOME of its own.
+        env = {
+            CHATBOT_TOKEN: sim.token,
+            CHATBOT_API_URL: sim.url,
+            PATH: `${path.dirname(pulumiCli())}${path.delimiter}${process.env.PATH ?? ""}`,
+            PULUMI_HOME: path.join(dir, "home"),
+            PULUMI_SKIP_UPDATE_CHECK: "true",
+            PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+        };
+    });
+
+    after(async () => {
+        await sim?.close();
+        if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    /**
+     * discover --language `language` into a new folder, `prepare` makes it runnable here (the
+     * plugin, the SDK), then the lifecycle. Returns the program's folder.
+     */
+    async function adoptsWithNoWrite(
+        language: string,
+        prepare: (programDir: string) => Promise<Record<string, string | undefined> | void>,
+        args: string[] = [],
+    ): Promise<string> {
+        const secrets = secretValues(sim);
+        const programDir = path.join(dir, `adopted-${language}`);
+        const secretsFile = path.join(dir, `${language}-secrets.sh`);
+        // TypeScript's program is a file; the other languages' a project folder.
+        const typescript = language === "typescript";
+        if (typescript) fs.mkdirSync(programDir);
+        const out = typescript ? path.join(programDir, "index.ts") : programDir;
+        sim.resetRequests();
+        const r = await runCli(["--language", language, "--out", out, "--with-secrets", secretsFile, ...args], env);
+        assert.equal(r.code, 0, r.stderr);
+        assert.ok(
+            sim.requests.every((x) => x.method === "GET"),
+            "discover reads",
+        );
+        assertNoSecret(r.stdout + r.stderr, secrets, "discover's output");
+        for (const file of fs.readdirSync(programDir, { recursive: true }) as string[]) {
+            const full = path.join(programDir, file);
+            if (fs.statSync(full).isFile()) assertNoSecret(fs.readFileSync(full, "utf8"), secrets, file);
+        }
+        if (!typescript) assert.doesNotMatch(fs.readFileSync(path.join(programDir, "Pulumi.yaml"), "utf8"), /plugins/);
+        const config = configFromSecretsFile(secretsFile, dir);
+        assert.equal(
+            Object.keys(config).length,
+            7,
+            "token, two headers, password; a token; the legacy token and header",
+        );
+        const extraEnv = (await prepare(programDir)) ?? {};
+        const stack = await PulumiStack.create({
+            projectDir: programDir,
+            config: { "chatbot:apiUrl": sim.url, "chatbot:token": { secret: sim.token }, ...config },
+            env: { CHATBOT_RETRY_BASE_MS: "2", ...extraEnv },
+        });
+        try {
+            sim.resetRequests();
+            const preview = ok(await stack.run("preview"));
+            assert.deepEqual(
+                sim.requests.filter((x) => x.method !== "GET"),
+                [],
+                "the first preview sends no write",
+            );
+            const up = ok(await stack.run("up"));
+            const adopted = up.steps.filter(
+                (s) => s.type.startsWith("chatbot:index:") && !s.type.includes("providers"),
+            );
+            assert.deepEqual(summarize(adopted), { create: 4 }, preview.stdout);
+            assert.deepEqual(
+                sim.requests.filter((x) => x.method !== "GET"),
+                [],
+                "up adopts with reads only",
+            );
+            const ids = (await stack.resources()).filter((x) => x.type.startsWith("chatbot:index:"));
+            assert.deepEqual(
+                ids.map((x) => x.id).sort(),
+                [...sim.listConnections().map((c) => c.id), ...sim.listLegacyWebhooks().map((w) => w.id)].sort(),
+            );
+            assert.ok(ids.every((x) => x.protect));
+            assertNoSecret(JSON.stringify(await stack.export()), secrets, "the stack's export");
+            ok(await stack.run("preview", { expectNoChanges: true }));
+        } finally {
+            stack.dispose();
+        }
+        return programDir;
+    }
+
+    /** The generated Pulumi.yaml given the installed package's plugin, as the other language tests do. */
+    const withPlugin = (programDir: string) => fs.appendFileSync(path.join(programDir, "Pulumi.yaml"), PLUGIN_YAML);
+
+    it("yaml", async () => {
+        await adoptsWithNoWrite("yaml", async (programDir) => withPlugin(programDir));
+    });
+
+    it("python", async function () {
+        if (!python()) this.skip();
+        const venv = pythonVenv();
+        await adoptsWithNoWrite("python", async (programDir) => {
+            const yaml = path.join(programDir, "Pulumi.yaml");
+            const text = fs.readFileSync(yaml, "utf8");
+            assert.match(text, /^runtime: python$/m);
+            assert.match(fs.readFileSync(path.join(programDir, "requirements.txt"), "utf8"), /^pulumi_chatbot==/m);
+            // The virtual environment of examples/python: pulumi and this checkout's SDK.
+            fs.writeFileSync(
+                yaml,
+                text.replace(/^runtime: python$/m, `runtime:\n  name: python\n  options:\n    virtualenv: ${venv}`),
+            );
+            withPlugin(programDir);
+            return { PYTHONDONTWRITEBYTECODE: "1" };
+        });
+    });
+
+    it("go", async function () {
+        if (spawnSync("go", ["version"]).status !== 0) this.skip();
+        await adoptsWithNoWrite("go", async (programDir) => {
+            // This checkout's SDK in place of the published module, as examples/go is used here.
+            const gomod = { GOWORK: "off" };
+            await go(
+                ["mod", "edit", `-require=${GO_SDK_MODULE}@v0.0.0`, `-replace=${GO_SDK_MODULE}=${GO_SDK}`],
+                programDir,
+                gomod,
+            );
+            await go(["mod", "tidy"], programDir, gomod);
+            // A cold Go cache compiles the Pulumi SDK here, not under the CLI's time limit.
+            await buildGoProgram(programDir, path.join(dir, "go-program"));
+            withPlugin(programDir);
+        });
+    });
+
+    it("typescript, the native plugin's classes (--native)", async () => {
+        await adoptsWithNoWrite(
+            "typescript",
+            async (programDir) => {
+                const program = fs.readFileSync(path.join(programDir, "index.ts"), "utf8");
+                assert.match(program, /^import \* as chatbot from "pulumi-chatbot\/native";$/m);
+                makeProject(programDir, "adopted-typescript", program, "typescript");
+                withPlugin(programDir);
+            },
+            ["--native"],
+        );
+    });
+
+    it("java: not yet, and says why (docs/discover.md#each-language)", async () => {
+        const r = await runCli(["--language", "java", "--out", path.join(dir, "adopted-java")], env);
+        assert.equal(r.code, 2);
+        assert.match(r.stderr, /`pulumi convert --from pcl --language java` failed/);
+        assert.match(r.stderr, /not supported by the Java program generator|method Link not implemented/);
+        assertNoSecret(r.stdout + r.stderr, secretValues(sim), "discover's output");
     });
 });

@@ -34,8 +34,9 @@ export const PLUGIN_YAML = `plugins:\n  providers:\n    - name: chatbot\n      p
 
 const PYTHON_EXAMPLE = path.join(root, "examples", "python");
 const GO_EXAMPLE = path.join(root, "examples", "go");
-const GO_SDK = path.join(root, "sdk");
-const GO_SDK_MODULE = "github.com/pulumi-chatbot/pulumi-chatbot/sdk";
+/** This checkout's Go SDK module and its path, for a `replace` in a program's go.mod. */
+export const GO_SDK = path.join(root, "sdk");
+export const GO_SDK_MODULE = "github.com/pulumi-chatbot/pulumi-chatbot/sdk";
 
 /** python3 on PATH, or undefined. */
 export function python(): string | undefined {

@@ -4,7 +4,7 @@
  */
 import { strict as assert } from "assert";
 import { managedResources, StackExportError } from "../../provider/cli/stackExport";
-import { generateProgram, lit, resourceNameFrom, shellQuote } from "../../provider/cli/generate";
+import { generateProgram, hclString, lit, resourceNameFrom, shellQuote } from "../../provider/cli/generate";
 
 const SIG = { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270" };
 
@@ -113,5 +113,42 @@ describe("program generation (discover)", () => {
             ["legacyWebhookToken", "legacyWebhook2Token"],
         );
         assert.ok(!g.program.includes('"tok"'));
+    });
+
+    it("writes PCL for `pulumi convert`: a secret config block per secret value, the logical name, protect", () => {
+        assert.equal(hclString("a${b}%{c}\b\\b"), '"a$${b}%%{c}\\u0008\\\\b"');
+        const outputs = {
+            name: "Orders (prod)",
+            url: "https://a.example.com",
+            lastError: null,
+            lastErrorAt: null,
+            token: "tok-1",
+            headers: [{ name: "X-Sig", value: "sig-1" }],
+        };
+        const g = generateProgram([{ kind: "LegacyWebhook", id: "7", outputs }], "pcl", "https://api.chatbot.com");
+        assert.match(g.program, /^config "ordersProdToken" "string" \{\n {4}secret = true\n\}$/m);
+        assert.match(
+            g.program,
+            /^resource ordersProd "chatbot:index:LegacyWebhook" \{\n {4}__logicalName = "orders-prod"\n {4}adoptId = "7"$/m,
+        );
+        assert.match(g.program, /\{ "name" = "X-Sig", "value" = ordersProdHeaderXSig \}/);
+        assert.match(g.program, /options \{\n {8}protect = true\n {4}\}/);
+        assert.ok(!g.program.includes("tok-1") && !g.program.includes("sig-1"));
+    });
+
+    it("writes Pulumi YAML: secret config, `${` escaped where Pulumi YAML would interpolate, protect", () => {
+        const outputs = {
+            name: "a ${b}",
+            url: "https://a.example.com",
+            lastError: null,
+            lastErrorAt: null,
+            headers: [{ name: "X-Sig", value: "sig-1" }],
+        };
+        const g = generateProgram([{ kind: "LegacyWebhook", id: "7", outputs }], "yaml", "https://api.chatbot.com");
+        assert.match(g.program, /^config:\n {2}aBHeaderXSig:\n {4}type: string\n {4}secret: true$/m);
+        assert.match(g.program, /^ {6}name: "a \$\$\{b\}"$/m);
+        assert.match(g.program, /^ {8}- "name": "X-Sig"\n {10}"value": "\$\{aBHeaderXSig\}"$/m);
+        assert.match(g.program, /^ {4}options:\n {6}protect: true$/m);
+        assert.ok(!g.program.includes("sig-1"));
     });
 });
