@@ -12,7 +12,8 @@ import * as fs from "fs";
 import { parseArgs } from "util";
 import { ChatbotClient } from "../client/client";
 import { AuthenticationError, ChatbotApiError, ConnectionError } from "../client/errors";
-import { envVars, resolveSettings, SettingsError } from "../config";
+import { envVars } from "../config";
+import { commandClient } from "./apiClient";
 import { listAll, readOne } from "../resources/lookup";
 import { resources } from "../resources/registry";
 import { PROJECT_LANGUAGES, writeProject, type ProjectLanguage } from "./convert";
@@ -154,18 +155,8 @@ export async function discover(argv: string[], io: Io): Promise<number> {
         }
     }
 
-    let client: ChatbotClient;
-    try {
-        const env = { ...io.env, ...(values["api-url"] !== undefined ? { [envVars.apiUrl]: values["api-url"] } : {}) };
-        client = new ChatbotClient(resolveSettings(env, {}));
-    } catch (e) {
-        if (!(e instanceof SettingsError)) throw e;
-        return fail(
-            /token/.test(e.message)
-                ? `no ChatBot developer access token: set ${envVars.token}.`
-                : `${values["api-url"] !== undefined ? "--api-url" : envVars.apiUrl} must be an absolute http:// or https:// URL.`,
-        );
-    }
+    const client = commandClient(io.env, values["api-url"]);
+    if (!(client instanceof ChatbotClient)) return fail(client.error);
 
     try {
         const listed = await Promise.all(resources.map((spec) => listAll(client, spec)));

@@ -7,7 +7,8 @@
 import { parseArgs } from "util";
 import { ChatbotClient } from "../client/client";
 import { AuthenticationError, ChatbotApiError } from "../client/errors";
-import { envVars, resolveSettings, SettingsError } from "../config";
+import { envVars } from "../config";
+import { commandClient } from "./apiClient";
 import { listAll } from "../resources/lookup";
 import { resources } from "../resources/registry";
 import { deleteVerified } from "../resources/writes";
@@ -128,18 +129,8 @@ export async function sweep(argv: string[], io: Pick<Io, "stdout" | "stderr" | "
                 `--older-than must be a whole number and s, m, h or d (15m, 7d), not ${JSON.stringify(values["older-than"])}.`,
             );
     }
-    let client: ChatbotClient;
-    try {
-        const env = { ...io.env, ...(values["api-url"] !== undefined ? { [envVars.apiUrl]: values["api-url"] } : {}) };
-        client = new ChatbotClient(resolveSettings(env, {}));
-    } catch (e) {
-        if (!(e instanceof SettingsError)) throw e;
-        return fail(
-            /token/.test(e.message)
-                ? `no ChatBot developer access token: set ${envVars.token}.`
-                : `${values["api-url"] !== undefined ? "--api-url" : envVars.apiUrl} must be an absolute http:// or https:// URL.`,
-        );
-    }
+    const client = commandClient(io.env, values["api-url"]);
+    if (!(client instanceof ChatbotClient)) return fail(client.error);
     try {
         const { deleted, skipped } = await sweepAccount(
             client,
