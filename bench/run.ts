@@ -22,6 +22,7 @@ import { writeBaselineProject, type BaselineProject } from "./baselines";
 import { measurePipelines } from "./pipelines";
 import { median, since } from "./measure";
 import { measureCompileCache } from "./compileCache";
+import { measureInstallSize } from "./installSize";
 import { measureNativeStart } from "./nativeStart";
 import * as report from "./report";
 import {
@@ -280,6 +281,7 @@ async function main(): Promise<void> {
         if (!ONLY_NATIVE_START) log("the serialized provider, from a real stack's state");
         const size = ONLY_NATIVE_START ? undefined : await sizes(project.dir, { freshProject: !QUICK });
 
+        const installSize = ONLY ? undefined : measureInstallSize(project.dir, log, met);
         const compileCache = ONLY ? undefined : await measureCompileCache(project.dir, QUICK ? 3 : 7, log);
         const nativeStart = ONLY_PIPELINES
             ? undefined
@@ -306,6 +308,7 @@ async function main(): Promise<void> {
             ...pipelines,
             ...(compileCache?.rows ?? []),
             ...(nativeStart?.rows ?? []),
+            ...(installSize?.rows ?? []),
         ];
         const setup = [
             `Pulumi: the pulumi CLI ${cliVersion} (\`npm run pulumi-path\`), run as a user runs it, hermetically (file backend, PULUMI_HOME in a temporary folder); its dynamic-provider plugin, and the program run by @pulumi/pulumi ${sdkVersion}. Every command starts a fresh plugin. "The CLI's default" parallelism is what \`pulumi up\` uses without \`--parallel\`; the most requests the API saw at once is given below.`,
@@ -316,6 +319,7 @@ async function main(): Promise<void> {
             `Medians over ${SIZES.reps} run(s) of each subject, alternating their order (range in brackets).`,
             ...(compileCache?.setup ?? []),
             ...(nativeStart?.setup ?? []),
+            ...(installSize?.setup ?? []),
         ];
         const details = [
             ...sections.flatMap((s) => s.details),

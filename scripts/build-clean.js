@@ -25,12 +25,66 @@ function files(dir) {
         .map((e) => path.relative(dir, path.join(e.parentPath ?? e.path, e.name)));
 }
 
+/** schema/zod.js as the zod it names, bundled (zod is a devDependency: the package carries the
+ *  ~190 kB it uses, not zod's 8 MB). Zod's license goes with it, at the top of the file. */
+function bundleZod(out) {
+    const zod = path.join(root, "node_modules", "zod");
+    const license = fs.readFileSync(path.join(zod, "LICENSE"), "utf8").trim();
+    const { version } = JSON.parse(fs.readFileSync(path.join(zod, "package.json"), "utf8"));
+    require("esbuild").buildSync({
+        entryPoints: [path.join(root, "provider", "schema", "zod.ts")],
+        absWorkingDir: root,
+        bundle: true,
+        platform: "node",
+        format: "cjs",
+        target: "node22",
+        outfile: path.join(out, "schema", "zod.js"),
+        allowOverwrite: true,
+        banner: { js: `/*! zod ${version}, bundled:\n${license}\n*/` },
+        legalComments: "none",
+        logLevel: "error",
+    });
+    fs.rmSync(path.join(out, "schema", "zod.js.map")); // tsc's, of the module before the bundle
+    dropDeclarationsReaching("zod", out);
+}
+
+/** Removes the declaration files that name `pkg` or import one that does (internal modules: the
+ *  zod schemas themselves), so that no declaration names a package the package does not depend
+ *  on. A public entry's declarations may not be among them. */
+function dropDeclarationsReaching(pkg, out) {
+    const declarations = files(out).filter((f) => f.endsWith(".d.ts"));
+    const imports = (file) =>
+        [...fs.readFileSync(path.join(out, file), "utf8").matchAll(/(?:from\s+|import\s*\(\s*)"([^"]+)"/g)].map(
+            ([, spec]) =>
+                spec.startsWith(".")
+                    ? [`${spec}.d.ts`, `${spec}/index.d.ts`].map((s) => path.join(path.dirname(file), s))
+                    : [spec],
+        );
+    const reaching = new Set();
+    for (let grew = true; grew;) {
+        grew = false;
+        for (const file of declarations) {
+            if (reaching.has(file)) continue;
+            if (imports(file).some((alternatives) => alternatives.some((s) => s === pkg || reaching.has(s)))) {
+                reaching.add(file);
+                grew = true;
+            }
+        }
+    }
+    const pkgJson = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
+    const entries = Object.values(pkgJson.exports).map((e) => e.types && path.relative("dist", e.types));
+    const publicOnes = entries.filter((e) => e && reaching.has(e));
+    if (publicOnes.length) throw new Error(`public declarations reach ${pkg}: ${publicOnes.join(", ")}`);
+    for (const file of reaching) fs.rmSync(path.join(out, file));
+}
+
 try {
     const tsc = require.resolve("typescript/bin/tsc", { paths: [root] });
     execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json", "--outDir", fresh], {
         cwd: root,
         stdio: "inherit",
     });
+    bundleZod(fresh);
     const made = files(fresh);
     for (const file of made) {
         const target = path.join(dist, file);

@@ -102,6 +102,18 @@ async function bundle(dir) {
                     }));
                 },
             },
+            {
+                // dist/schema/zod.js is zod already bundled (scripts/build-clean.js): bundle its
+                // source instead, so that the SBOM names zod as it names every other package.
+                name: "zod-from-source",
+                setup(build) {
+                    build.onLoad({ filter: /[\\/]dist[\\/]schema[\\/]zod\.js$/ }, () => ({
+                        loader: "ts",
+                        contents: fs.readFileSync(path.join(root, "provider", "schema", "zod.ts"), "utf8"),
+                        resolveDir: path.join(root, "provider", "schema"),
+                    }));
+                },
+            },
             cyclonedxEsbuildPlugin({
                 outputFile: "sbom.cdx.json",
                 outputReproducible: true,

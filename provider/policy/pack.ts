@@ -1,5 +1,6 @@
 /** The policy pack the package ships (its `policy-pack` folder loads this module). */
-import { PolicyPack } from "@pulumi/policy";
+import { requireOptional } from "../optionalPackage";
 import { chatbotPolicies } from "./rules";
 
+const { PolicyPack } = requireOptional<typeof import("@pulumi/policy")>("@pulumi/policy", "the policy pack");
 new PolicyPack("pulumi-chatbot", { policies: chatbotPolicies });

@@ -11,14 +11,14 @@
  * reading it throws the SDK's UnknownValueError, which the SDK reports as an advisory "can't run
  * during preview" instead of a violation. `pulumi up` runs the rule again once the value is known.
  */
-import {
-    UnknownValueError,
-    type ReportViolation,
-    type ResourceValidationArgs,
-    type ResourceValidationPolicy,
-    type PolicyResource,
-    type StackValidationPolicy,
+import type {
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    PolicyResource,
+    StackValidationPolicy,
 } from "@pulumi/policy";
+import { requireOptional } from "../optionalPackage";
 import { chatbotType, type ChatbotType } from "./resources";
 
 /** The settings of a rule, as `--policy-pack-config` gives them (JSON Schema defaults applied). */
@@ -181,6 +181,10 @@ export const uniqueTarget: StackValidationPolicy = {
                 target = `${String(resource.props.storyId)} ${String(resource.props.url)}`;
             } catch (e) {
                 // One connection's unknown url (at preview) leaves the others checked.
+                const { UnknownValueError } = requireOptional<typeof import("@pulumi/policy")>(
+                    "@pulumi/policy",
+                    "the policy pack's rules",
+                );
                 if (e instanceof UnknownValueError) continue;
                 throw e;
             }

@@ -4,7 +4,7 @@
  * the spec, does not load @pulumi/pulumi.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { z } from "zod";
+import * as z from "../schema/zod";
 import { limits } from "../limits";
 import { basicAuth, headerList, publicHttpUrl, text, type AllTrue, type Same } from "../schema/fields";
 import { field, inputsIn } from "./spec";

@@ -4,7 +4,7 @@
  * which serves the spec, does not load @pulumi/pulumi (half a second of its start).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { z } from "zod";
+import * as z from "../schema/zod";
 import { limits } from "../limits";
 import { basicAuth, headerRecord, httpUrl, text, type AllTrue, type Same } from "../schema/fields";
 import { field, inputsIn } from "./spec";

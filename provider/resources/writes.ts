@@ -18,7 +18,7 @@ import { duration, safeToRetry } from "../client/retry";
 import type { Envelope } from "../client/types";
 import { apiClient } from "../config";
 import { isVerificationFailure } from "../webhook/verification";
-import { z } from "zod";
+import * as z from "../schema/zod";
 import type { Plain } from "./spec";
 
 /** Something the list shows that a create may have made; `createdAt` where the API tells it. */

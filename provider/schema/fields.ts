@@ -2,7 +2,7 @@
  * Field builders shared by every schema. Each one writes its limit into its message, so a failure
  * always says what the limit is: "must be 1 to 128 characters".
  */
-import { z } from "zod";
+import * as z from "./zod";
 import type { Schema } from "../client/types";
 
 /** True when A and B are each assignable to the other: a written-out type and its schema's. */

@@ -6,7 +6,7 @@
  * Responses and buttons are strict (an unknown key fails) so a typo such as `mesage` is caught
  * before ChatBot silently drops it. The request is lenient: ChatBot may send more than is documented.
  */
-import { z } from "zod";
+import * as z from "../schema/zod";
 import { webhookLimits } from "../limits";
 import { list, record, text, typeError, type AllTrue, type Same } from "../schema/fields";
 import type * as Types from "./types";

@@ -73,11 +73,16 @@ function sdkRepository(): string {
  *  knownLanguageRuntimes (pkg/v3 util/plugin.go of the module tools/pulumi pins). */
 function javaHostVersion(): string {
     const { pinnedVersion } = require("../../scripts/pulumi-path.js") as { pinnedVersion(): string };
-    const modCache = execFileSync("go", ["env", "GOMODCACHE"], { encoding: "utf8" }).trim();
-    const source = fs.readFileSync(
-        path.join(modCache, "github.com", "pulumi", "pulumi", `pkg`, `v3@${pinnedVersion()}`, "util", "plugin.go"),
-        "utf8",
-    );
+    // The module's folder, downloaded through the Go proxy if the module cache lacks it (a machine
+    // whose CLI was built elsewhere, or an emptied cache).
+    const { Dir } = JSON.parse(
+        execFileSync("go", ["mod", "download", "-json", `github.com/pulumi/pulumi/pkg/v3@${pinnedVersion()}`], {
+            cwd: path.join(root, "tools", "pulumi"),
+            encoding: "utf8",
+            env: { ...process.env, GOWORK: "off" },
+        }),
+    ) as { Dir: string };
+    const source = fs.readFileSync(path.join(Dir, "util", "plugin.go"), "utf8");
     const m = /"java":\s*semver\.MustParse\("([^"]+)"\)/.exec(source);
     assert.ok(m, "the pinned CLI names the Java host's version");
     return m[1];

@@ -96,7 +96,7 @@ describe("the installed package type-checks in a user's project", function () {
         });
     }
 
-    it("the declarations of the three entries reach no zod", () => {
+    it("the declarations of the entries reach no zod", () => {
         const dist = path.join(root, "node_modules", "pulumi-chatbot", "dist");
         const seen = new Set<string>();
         const packages = new Set<string>();
@@ -114,10 +114,33 @@ describe("the installed package type-checks in a user's project", function () {
                 }
             }
         };
-        for (const entry of ["index.d.ts", "webhook/index.d.ts", "testing/index.d.ts"]) visit(path.join(dist, entry));
+        for (const entry of ["index.d.ts", "webhook/index.d.ts", "testing/index.d.ts", "native/index.d.ts"]) {
+            visit(path.join(dist, entry));
+        }
         assert.ok(seen.size > 10, `${seen.size} declaration files read`);
         assert.ok(!packages.has("zod"), `reached: ${[...packages].join(", ")}`);
         assert.ok(packages.has("@pulumi/pulumi"), "the resources' declarations are read");
+    });
+
+    it("the packed package depends only on what every user needs: zod is bundled, the state readers and the policy SDK are optional peers", () => {
+        const installed = path.join(root, "node_modules", "pulumi-chatbot");
+        const manifest = JSON.parse(fs.readFileSync(path.join(installed, "package.json"), "utf8")) as {
+            dependencies: Record<string, string>;
+            peerDependencies: Record<string, string>;
+            peerDependenciesMeta: Record<string, { optional?: boolean }>;
+        };
+        assert.deepEqual(Object.keys(manifest.dependencies), ["undici"]);
+        for (const name of ["pg", "@aws-sdk/client-s3", "@pulumi/policy"]) {
+            assert.ok(manifest.peerDependencies[name], `${name} is a peer dependency`);
+            assert.equal(manifest.peerDependenciesMeta[name]?.optional, true, `${name} is optional`);
+        }
+        const declarations = (fs.readdirSync(path.join(installed, "dist"), { recursive: true }) as string[]).filter(
+            (f) => f.endsWith(".d.ts"),
+        );
+        const namingZod = declarations.filter((f) =>
+            /(from\s+|import\s*\(\s*)"zod["/]/.test(fs.readFileSync(path.join(installed, "dist", f), "utf8")),
+        );
+        assert.deepEqual(namingZod, [], "no declaration names zod, which is not a dependency");
     });
 
     it("npm pack builds dist first (prepack): every entry packed, and nothing an older build left there", () => {

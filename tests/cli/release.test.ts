@@ -13,9 +13,11 @@
  *   deliveries run: the native classes' plugin is downloaded from the release as for Python and Go;
  * - the folder is built again and SHA256SUMS is unchanged.
  *
- * The Python and Go dependencies other than this package come from local copies of their
- * registries (a wheelhouse of examples/python's pinned requirements, the Go module cache), so no
- * run reaches the internet.
+ * The Go project resolves this package's SDK from the release folder and everything else through
+ * the proxy the machine is configured with (`go env GOPROXY`), as a user's machine does, and
+ * go.sum's hash of the SDK is checked against the release folder's zip. The Python project's other
+ * dependencies come from a wheelhouse of examples/python's pinned requirements, downloaded from
+ * PyPI into release/.cache when missing.
  */
 import { strict as assert } from "assert";
 import { execFileSync, spawnSync } from "child_process";
@@ -359,33 +361,27 @@ describe("a release, as users of each language get it", function () {
         fs.mkdirSync(project);
         fs.writeFileSync(path.join(project, "Pulumi.yaml"), "name: chatbot-go-user\nruntime: go\n");
         fs.copyFileSync(path.join(root, "examples", "go", "main.go"), path.join(project, "main.go"));
-        const modCache = execFileSync("go", ["env", "GOMODCACHE"], { encoding: "utf8" }).trim();
+        // As a user's machine has it: the release's module folder first, then the proxy the machine
+        // is configured with, for the Pulumi SDK and everything else. The checksum database learns
+        // a module once its tag is public: not this one yet, so it alone is left out of it.
+        const proxy = execFileSync("go", ["env", "GOPROXY"], { encoding: "utf8" }).trim();
         const goEnv = {
             GOWORK: "off",
-            GOFLAGS: "-mod=mod",
-            // The release's module proxy layout, then the module cache as a proxy for the Pulumi SDK
-            // and its dependencies; nothing else.
-            GOPROXY: `file://${path.join(dir, "goproxy")},file://${path.join(modCache, "cache", "download")},off`,
-            // The checksum database learns a module once its tag is public: not this one yet.
+            GOPROXY: `file://${path.join(dir, "goproxy")},${proxy}`,
             GONOSUMDB: GO_MODULE,
-            GOSUMDB: "off",
         };
-        const getTheSdk = async (where: string, env: Record<string, string>) => {
-            await go(["mod", "init", "example.com/chatbot-go-user"], where, env);
-            await go(["get", `${GO_MODULE}@v${VERSION}`, "github.com/pulumi/pulumi/sdk/v3@v3.274.1"], where, env);
-            await go(["mod", "tidy"], where, env);
-        };
-        // The module cache is the stand-in for the Go module proxy below, and the go.mod files that
-        // resolving the SDK's module graph reads (errcheck's, required by gogo/protobuf's go.mod)
-        // are in it only if some earlier build happened to read them: the same steps in a folder of
-        // their own, with the real proxy after the release's, put them there first. A fresh
-        // machine's cache lacked them ("module lookup disabled by GOPROXY=off").
-        const warmUp = path.join(scratch, "go-warm-up");
-        fs.mkdirSync(warmUp);
-        const proxy = execFileSync("go", ["env", "GOPROXY"], { encoding: "utf8" }).trim();
-        await getTheSdk(warmUp, { ...goEnv, GOPROXY: `file://${path.join(dir, "goproxy")},${proxy}` });
-        await getTheSdk(project, goEnv);
+        await go(["mod", "init", "example.com/chatbot-go-user"], project, goEnv);
+        await go(["get", `${GO_MODULE}@v${VERSION}`, "github.com/pulumi/pulumi/sdk/v3@v3.274.1"], project, goEnv);
+        await go(["mod", "tidy"], project, goEnv);
         assert.match(fs.readFileSync(path.join(project, "go.mod"), "utf8"), new RegExp(`${GO_MODULE} v${VERSION}`));
+        // The SDK is the release's: go.sum's hash of it is that of the release folder's zip, as the
+        // go command computes it from that folder alone, into a module cache of its own.
+        const releaseSum = await sumInReleaseFolder();
+        const goSum = fs.readFileSync(path.join(project, "go.sum"), "utf8");
+        assert.ok(
+            goSum.split("\n").includes(`${GO_MODULE} v${VERSION} ${releaseSum}`),
+            `go.sum has the release's ${GO_MODULE} v${VERSION} ${releaseSum}:\n${goSum}`,
+        );
         // What the host runs first, with its flags: a cold cache compiles the Pulumi SDK here.
         await go(
             ["build", "-buildvcs=false", "-trimpath", "-ldflags", "-w -s", "-o", path.join(scratch, "go-user-bin")],
@@ -403,6 +399,28 @@ describe("a release, as users of each language get it", function () {
             stack.dispose();
         }
     });
+
+    /** The h1: hash of the SDK module in the release's module folder, computed by the go command
+     *  from that folder only (no other proxy, an empty module cache). */
+    async function sumInReleaseFolder(): Promise<string> {
+        const cache = fs.mkdtempSync(path.join(scratch, "go-release-sum-"));
+        const out = execFileSync("go", ["mod", "download", "-json", `${GO_MODULE}@v${VERSION}`], {
+            cwd: scratch,
+            encoding: "utf8",
+            env: {
+                ...process.env,
+                GOWORK: "off",
+                GOPROXY: `file://${path.join(dir, "goproxy")}`,
+                GONOSUMDB: GO_MODULE,
+                GOMODCACHE: cache,
+                GOFLAGS: "-modcacherw",
+            },
+        });
+        fs.rmSync(cache, { recursive: true, force: true });
+        const { Sum } = JSON.parse(out) as { Sum: string };
+        assert.match(Sum, /^h1:/);
+        return Sum;
+    }
 
     it("YAML: the resource options name the version and address; pulumi up downloads the plugin and runs it with no node on PATH", async () => {
         const project = path.join(scratch, "yaml-user");

@@ -1,6 +1,6 @@
 /**
  * PostgreSQL as a state backend (`postgres://user:password@host:port/database?sslmode=...`): a
- * StateBackend of index.ts, read with node-postgres (`pg`).
+ * StateBackend of index.ts, read with node-postgres (`pg`, an optional peer dependency).
  *
  * Pulumi's backend (pkg/backend/diy/postgres, v3.274.1) keeps one table (`table` in the URL's
  * query, default `pulumi_state`) with a row per "file": `key TEXT PRIMARY KEY, data JSON` where
@@ -9,6 +9,7 @@
  * Pulumi's driver (lib/pq) makes them: the URL's parameters, the PG* environment variables, and
  * SSL required unless the URL or PGSSLMODE says otherwise.
  */
+import { requireOptional } from "../../optionalPackage";
 import { keyPrefix, type StateBackend } from "./index";
 
 /** What is used here of node-postgres's Client. pg ships no types, and @types/pg is not a
@@ -28,12 +29,11 @@ export type PgClientClass = new (config: {
     database?: string;
 }) => PgClient;
 
-const { Client } = require("pg") as { Client: PgClientClass };
-
 /** A table name as Pulumi puts it into its SQL: a name, optionally schema-qualified. */
 const TABLE = /^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)?$/;
 
 export function open(url: string, env: NodeJS.ProcessEnv): StateBackend {
+    const { Client } = requireOptional<{ Client: PgClientClass }>("pg", "recover on postgres:// state");
     const u = new URL(url);
     const table = u.searchParams.get("table") ?? "pulumi_state";
     if (!TABLE.test(table)) throw new Error(`the backend URL's table ${JSON.stringify(table)} is not a table name.`);

@@ -1,7 +1,7 @@
 /**
  * S3 and S3-compatible object storage as a state backend
  * (`s3://bucket/folder?region=...&endpoint=host:port&s3ForcePathStyle=true&disableSSL=true`): a
- * StateBackend of index.ts, read with the AWS SDK's S3 client.
+ * StateBackend of index.ts, read with the AWS SDK's S3 client (an optional peer dependency).
  *
  * The URL is read as Pulumi v3.274.1 reads it (pkg/backend/diy/backend.go translateLegacyS3Params,
  * then gocloud.dev's s3blob and aws.V2ConfigFromURLParams): `region`, `endpoint` (http:// where
@@ -10,10 +10,14 @@
  * as the CLI takes them; the URL's path is the folder of every key. Objects are written whole,
  * with their attributes: there is no metadata file to repair.
  */
-import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import { requireOptional } from "../../optionalPackage";
 import { keyPrefix, type StateBackend } from "./index";
 
 export function open(url: string, env: NodeJS.ProcessEnv): StateBackend {
+    const { GetObjectCommand, ListObjectsV2Command, S3Client } = requireOptional<typeof import("@aws-sdk/client-s3")>(
+        "@aws-sdk/client-s3",
+        "recover on s3:// state",
+    );
     const u = new URL(url);
     const q = u.searchParams;
     const bucket = decodeURIComponent(u.hostname);
