@@ -32,9 +32,12 @@ import {
     go,
     GO_SDK,
     GO_SDK_MODULE,
+    linkFiles,
+    MAVEN_REPO,
     PLUGIN_YAML,
     python,
     pythonVenv,
+    useSdkRepository,
 } from "../helpers/languagePrograms";
 
 const CLI = path.join(root, "node_modules", "pulumi-chatbot", "dist", "cli", "index.js");
@@ -620,11 +623,23 @@ describe("pulumi-chatbot discover --language: the program in each language adopt
         );
     });
 
-    it("java: not yet, and says why (docs/discover.md#each-language)", async () => {
-        const r = await runCli(["--language", "java", "--out", path.join(dir, "adopted-java")], env);
-        assert.equal(r.code, 2);
-        assert.match(r.stderr, /`pulumi convert --from pcl --language java` failed/);
-        assert.match(r.stderr, /not supported by the Java program generator|method Link not implemented/);
-        assertNoSecret(r.stdout + r.stderr, secretValues(sim), "discover's output");
+    it("java", async function () {
+        if (spawnSync("mvn", ["--version"]).status !== 0) this.skip();
+        let localRepository = "";
+        try {
+            await adoptsWithNoWrite("java", async (programDir) => {
+                assert.match(
+                    fs.readFileSync(path.join(programDir, "pom.xml"), "utf8"),
+                    /<artifactId>chatbot<\/artifactId>/,
+                );
+                // The SDK from its Maven repository, as examples/java's test has it.
+                localRepository = useSdkRepository(programDir, dir);
+                withPlugin(programDir);
+                // The Java host beside the pinned CLI (the CLI bundles none).
+                return { PATH: env.PATH };
+            });
+        } finally {
+            if (localRepository) linkFiles(localRepository, MAVEN_REPO);
+        }
     });
 });

@@ -34,10 +34,13 @@ import {
     REPOSITORY,
     importMadeByHand,
     twoAccountExample,
+    GROUP_DIR,
+    linkFiles,
+    sdkRepository,
+    useSdkRepository,
 } from "../helpers/languagePrograms";
 import { ok, pulumiCli, PulumiStack, STORY, OTHER_STORY, type ConfigValue } from "../helpers/pulumi";
 import { lookupConfig, lookupsLifecycle, makeByHand } from "../helpers/lookups";
-import { oncePerRun, runFolder } from "../helpers/oncePerRun";
 
 const { check } = require("../../scripts/gen-sdk.js") as {
     check(languages: string[]): Record<string, string[]>;
@@ -56,18 +59,6 @@ const WEBHOOK_TOKEN = "tok-java-SECRET-7";
 const BASIC_PASSWORD = "pw-java-SECRET-7";
 const HAND_TOKEN = "tok-hand-SECRET-7";
 const HAND_PASSWORD = "pw-hand-SECRET-7";
-/** This package's Maven group, as a folder of a repository. */
-const GROUP_DIR = path.join("com", "pulumichatbot");
-
-/** The SDK as a Maven repository, built once per run by the release's step. */
-function sdkRepository(): string {
-    return oncePerRun("java-maven-repository", () => {
-        // In the run's folder, which goes when the run ends.
-        const out = fs.mkdtempSync(path.join(runFolder(), "maven-"));
-        javaDist.build(out);
-        return out;
-    });
-}
 
 /** The release of pulumi-java's host that the pinned CLI downloads for a Java program: its
  *  knownLanguageRuntimes (pkg/v3 util/plugin.go of the module tools/pulumi pins). */
@@ -86,28 +77,6 @@ function javaHostVersion(): string {
     const m = /"java":\s*semver\.MustParse\("([^"]+)"\)/.exec(source);
     assert.ok(m, "the pinned CLI names the Java host's version");
     return m[1];
-}
-
-/** Every file under `dir` (relative paths), but this package's own. */
-function repositoryFiles(dir: string): string[] {
-    if (!fs.existsSync(dir)) return [];
-    return (fs.readdirSync(dir, { recursive: true }) as string[]).filter(
-        (f) => !f.startsWith(GROUP_DIR) && fs.statSync(path.join(dir, f)).isFile(),
-    );
-}
-
-/** Hard links of `from`'s files (this package's left out) in `to`, where `to` has none yet. */
-function linkFiles(from: string, to: string): void {
-    for (const file of repositoryFiles(from)) {
-        const target = path.join(to, file);
-        if (fs.existsSync(target)) continue;
-        fs.mkdirSync(path.dirname(target), { recursive: true });
-        try {
-            fs.linkSync(path.join(from, file), target);
-        } catch {
-            fs.copyFileSync(path.join(from, file), target);
-        }
-    }
 }
 
 describe("the Java SDK", function () {
@@ -228,22 +197,7 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
         const yaml = path.join(project, "Pulumi.yaml");
         fs.writeFileSync(yaml, fs.readFileSync(yaml, "utf8").replace(/\nplugins:[\s\S]*$/, "\n"));
         assert.doesNotMatch(fs.readFileSync(yaml, "utf8"), /plugins/);
-        // Maven: this case's local repository, and the SDK's repository named in settings, as a
-        // user names a repository other than Maven Central.
-        const localRepository = fs.mkdtempSync(path.join(scratch, "m2-"));
-        linkFiles(javaDist.MAVEN_REPO, localRepository);
-        const settings = path.join(project, "..", `${path.basename(project)}-settings.xml`);
-        fs.writeFileSync(
-            settings,
-            `<settings><profiles><profile><id>chatbot</id><repositories><repository><id>chatbot-sdk</id>` +
-                `<url>file://${repository}</url></repository></repositories></profile></profiles>` +
-                `<activeProfiles><activeProfile>chatbot</activeProfile></activeProfiles></settings>\n`,
-        );
-        fs.mkdirSync(path.join(project, ".mvn"));
-        fs.writeFileSync(
-            path.join(project, ".mvn", "maven.config"),
-            `--settings=${settings}\n-Dmaven.repo.local=${localRepository}\n`,
-        );
+        const localRepository = useSdkRepository(project, scratch);
         const which = (name: string) => execFileSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).trim();
         const bin = pathOnly(
             fs.mkdtempSync(path.join(scratch, "bin-")),

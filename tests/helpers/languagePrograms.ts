@@ -13,7 +13,7 @@ import * as path from "path";
 import { promisify } from "util";
 import type * as http from "http";
 import type { ChatbotSimulator, StoredConnection } from "pulumi-chatbot/testing";
-import { oncePerRun } from "./oncePerRun";
+import { oncePerRun, runFolder } from "./oncePerRun";
 import { root } from "./support";
 import {
     CHANGES_EXIT_CODE,
@@ -301,4 +301,69 @@ export async function importMadeByHand(
     const writes = [...sim.requests, ...partnerSim.requests].filter((r) => r.method !== "GET");
     assert.deepEqual(writes, [], "the import writes nothing");
     return { made, generated: fs.readFileSync(out, "utf8") };
+}
+
+const javaDist = require("../../scripts/java-dist.js") as { build(outDir: string): string[]; MAVEN_REPO: string };
+
+/** The Maven local repository the Java SDK's build fills (.maven/repository), kept between runs. */
+export const MAVEN_REPO = javaDist.MAVEN_REPO;
+
+/** This package's Maven group, as a folder of a repository. */
+export const GROUP_DIR = path.join("com", "pulumichatbot");
+
+/** The Java SDK as a Maven repository, built once per run by the release's step. */
+export function sdkRepository(): string {
+    return oncePerRun("java-maven-repository", () => {
+        // In the run's folder, which goes when the run ends.
+        const out = fs.mkdtempSync(path.join(runFolder(), "maven-"));
+        javaDist.build(out);
+        return out;
+    });
+}
+
+/** Every file under `dir` (relative paths), but this package's own. */
+function repositoryFiles(dir: string): string[] {
+    if (!fs.existsSync(dir)) return [];
+    return (fs.readdirSync(dir, { recursive: true }) as string[]).filter(
+        (f) => !f.startsWith(GROUP_DIR) && fs.statSync(path.join(dir, f)).isFile(),
+    );
+}
+
+/** Hard links of `from`'s files (this package's left out) in `to`, where `to` has none yet. */
+export function linkFiles(from: string, to: string): void {
+    for (const file of repositoryFiles(from)) {
+        const target = path.join(to, file);
+        if (fs.existsSync(target)) continue;
+        fs.mkdirSync(path.dirname(target), { recursive: true });
+        try {
+            fs.linkSync(path.join(from, file), target);
+        } catch {
+            fs.copyFileSync(path.join(from, file), target);
+        }
+    }
+}
+
+/**
+ * A Maven project (`project`) that finds the Java SDK as a user names a repository other than
+ * Maven Central: the SDK's repository in settings, and a local repository of its own in `scratch`
+ * (hard links of what earlier runs downloaded, this package's left out, so the SDK is always this
+ * run's). Returns that local repository: `linkFiles(it, MAVEN_REPO)` keeps its downloads.
+ */
+export function useSdkRepository(project: string, scratch: string): string {
+    const repository = sdkRepository();
+    const localRepository = fs.mkdtempSync(path.join(scratch, "m2-"));
+    linkFiles(MAVEN_REPO, localRepository);
+    const settings = path.join(project, "..", `${path.basename(project)}-settings.xml`);
+    fs.writeFileSync(
+        settings,
+        `<settings><profiles><profile><id>chatbot</id><repositories><repository><id>chatbot-sdk</id>` +
+            `<url>file://${repository}</url></repository></repositories></profile></profiles>` +
+            `<activeProfiles><activeProfile>chatbot</activeProfile></activeProfiles></settings>\n`,
+    );
+    fs.mkdirSync(path.join(project, ".mvn"), { recursive: true });
+    fs.writeFileSync(
+        path.join(project, ".mvn", "maven.config"),
+        `--settings=${settings}\n-Dmaven.repo.local=${localRepository}\n`,
+    );
+    return localRepository;
 }

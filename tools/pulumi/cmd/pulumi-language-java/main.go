@@ -20,7 +20,9 @@
 //     `pulumi import` prints) and GenerateProject (`pulumi convert`: a Maven project), with this
 //     module's Java generator (sdkgen.go, programgen.go, project.go), since pulumi-java's is not
 //     served either; Pack (`mvn package`, into a Maven repository) and GetProgramDependencies (the
-//     pom.xml's), in project.go.
+//     pom.xml's), in project.go. Link answers a call with nothing to link (`pulumi convert` makes
+//     one whatever the program uses) and refuses to add a local SDK to pom.xml, which the real host
+//     does.
 //
 // Where it differs: Gradle (build.gradle, build.gradle.kts), JBang (a .java binary), Mill and sbt
 // projects fail with an error that says so, where the real host runs them; the SDK it generates

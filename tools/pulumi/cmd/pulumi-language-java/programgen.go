@@ -208,7 +208,7 @@ func (p *progGen) builder(g *sdkGen, class string, props []*schema.Property, att
 		if tuple, ok := stripConvert(a.Value).(*model.TupleConsExpression); ok && isList && len(tuple.Expressions) > 0 {
 			elems := make([]string, len(tuple.Expressions))
 			for i, e := range tuple.Expressions {
-				elems[i] = p.exprIn(g, e, elementType(dest), false, indent+"    ")
+				elems[i] = p.exprIn(g, e, elementType(dest), builtByBuilder(g, e, elementType(dest)), indent+"    ")
 			}
 			value = "\n" + indent + "    " + strings.Join(elems, ",\n"+indent+"    ")
 		} else {
@@ -241,6 +241,15 @@ func plainType(t schema.Type) schema.Type {
 			return t
 		}
 	}
+}
+
+// builtByBuilder says whether e is printed as an input type's Args builder (object), whose setters
+// take Outputs, so an element of a list may hold them (a legacy webhook's header with a secret
+// value from config).
+func builtByBuilder(g *sdkGen, e model.Expression, dest schema.Type) bool {
+	_, isObject := stripConvert(e).(*model.ObjectConsExpression)
+	_, objectType := plainType(dest).(*schema.ObjectType)
+	return g != nil && isObject && objectType
 }
 
 func elementType(t schema.Type) schema.Type {
@@ -317,7 +326,7 @@ func (p *progGen) exprIn(g *sdkGen, e model.Expression, dest schema.Type, output
 	case *model.TupleConsExpression:
 		elems := make([]string, len(e.Expressions))
 		for i, x := range e.Expressions {
-			elems[i] = p.exprIn(g, x, elementType(dest), false, indent)
+			elems[i] = p.exprIn(g, x, elementType(dest), builtByBuilder(g, x, elementType(dest)), indent)
 		}
 		// List.of refuses null elements: a null written, or an output's value (absent when
 		// optional), goes through Arrays.asList, which takes a lone null for its array.

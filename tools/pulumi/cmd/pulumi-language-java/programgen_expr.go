@@ -178,7 +178,11 @@ func (p *progGen) lift(g *sdkGen, e model.Expression, dest schema.Type, outputOK
 	case *model.BinaryOpExpression, *model.UnaryOpExpression, *model.TemplateExpression, *model.ConditionalExpression,
 		*model.ForExpression, *model.IndexExpression:
 	case *model.TupleConsExpression, *model.ObjectConsExpression:
-		// A list or map with outputs in it: Java's List.of and Map.of take plain values.
+		// A list or map with outputs in it: Java's List.of and Map.of take plain values. An input
+		// type's Args is printed as its builder, whose setters take Outputs: nothing to lift.
+		if builtByBuilder(g, e, dest) {
+			return "", false
+		}
 	case *model.FunctionCallExpression:
 		if e.Name == pcl.IntrinsicConvert || e.Name == "secret" || e.Name == pcl.Invoke {
 			return "", false

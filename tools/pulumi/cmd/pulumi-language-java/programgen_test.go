@@ -246,3 +246,31 @@ output "plain" {
 		}
 	}
 }
+
+func TestProgramOutputsInArgsOfAList(t *testing.T) {
+	// What `pulumi-chatbot discover --language java` converts: a header's secret value from config
+	// in a list of Args, set through the Args builder (its setters take Outputs), not lifted.
+	program := bindPCL(t, `
+config "oldHeaderXOld" "string" {
+    secret = true
+}
+resource old "chatbot:index:LegacyWebhook" {
+    name = "Old"
+    url = "https://old.example.org/hook"
+    headers = [{
+        name = "X-Old"
+        value = oldHeaderXOld
+    }]
+}
+`)
+	files, diags, err := generateProgram(program)
+	if err != nil || diags.HasErrors() {
+		t.Fatal(err, diags)
+	}
+	app := string(files["App.java"])
+	for _, want := range []string{`final var oldHeaderXOld = config.requireSecret("oldHeaderXOld");`, `.value(oldHeaderXOld)`} {
+		if !strings.Contains(app, want) {
+			t.Errorf("App.java lacks %s:\n%s", want, app)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -295,3 +296,15 @@ const pomBuildHead = `    </dependencies>
                 <version>3.13.0</version>
             </plugin>
 `
+
+// Link (`pulumi convert`, `pulumi package add`) links local SDKs into the program's project. The
+// converter asks even when it generated none (a package of its own plugin, which the project names
+// by its Maven coordinates): that is answered at once. Adding a local SDK to pom.xml, which the
+// real host does, is refused, saying so.
+func (h *host) Link(ctx context.Context, req *pulumirpc.LinkRequest) (*pulumirpc.LinkResponse, error) {
+	if len(req.GetPackages()) == 0 {
+		return &pulumirpc.LinkResponse{}, nil
+	}
+	return nil, errors.New("linking a local SDK into a Maven project is not supported by this Java host: " +
+		"publish the SDK to a Maven repository and name it in pom.xml")
+}
