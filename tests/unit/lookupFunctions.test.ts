@@ -76,6 +76,9 @@ describe("the native plugin's lookup functions (Invoke)", function () {
         sim.resetRequests();
     });
     after(async () => {
+        // The plugin's settings are this process's: the files that run after this one in the same
+        // worker read theirs from the environment again.
+        await call("configure", new proto.ConfigureRequest());
         assert.ok(
             sim.requests.every((r) => r.method === "GET"),
             "lookups only read",
