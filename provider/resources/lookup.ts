@@ -125,22 +125,18 @@ export const NAME_PREFIX = "namePrefix";
  *  `{ items }`, each a list item, for the list functions. Errors say what was looked for. */
 export async function runLookup(client: ChatbotClient, fn: LookupFunction, args: Plain): Promise<Plain> {
     const { spec } = fn;
-    const narrowArg = spec.narrowBy?.arg;
     const text = (key: string): string | undefined => {
         const v = args[key];
         if (v === undefined || v === null) return undefined;
         if (typeof v !== "string") throw new Error(`${fn.name}: \`${key}\` must be a string.`);
         return v;
     };
+    // What the resource narrows a search by (a v2 connection's `storyId`), for both kinds.
+    const also = spec.narrowBy ? narrowed(spec, text(spec.narrowBy.arg)) : undefined;
     if (!fn.many) {
-        const found = await findOne(client, spec, {
-            id: text("id"),
-            name: text("name"),
-            also: narrowArg ? narrowed(spec, text(narrowArg)) : undefined,
-        });
+        const found = await findOne(client, spec, { id: text("id"), name: text("name"), also });
         return { ...found.outputs, id: found.id };
     }
-    const also = narrowArg ? narrowed(spec, text(narrowArg)) : undefined;
     const prefix = text(NAME_PREFIX) ?? "";
     const items = (await listAll(client, spec)).filter(
         (item: { name: string }) => item.name.startsWith(prefix) && (also?.test(item) ?? true),
