@@ -98,6 +98,21 @@ for (const key of Object.keys(process.env)) {
 
 // Where the workers write each file's time (tests/helpers/fileTimes.js), for the reporter.
 process.env.CHATBOT_TEST_TIMES = path.join(os.tmpdir(), `chatbot-test-times-${process.pid}.jsonl`);
+// The run's totals, which the reporter prints: its wall time from here, and its CPU, every process
+// it starts included, from a cgroup of its own (tests/helpers/cpuAccounting.js), inside which each
+// file gets one. It is removed when this process exits, the workers gone.
+process.env.CHATBOT_TEST_STARTED = String(Date.now());
+{
+    const cpu = require("./helpers/cpuAccounting");
+    const outer = cpu.ownCgroup();
+    const run = cpu.enter(`chatbot-tests-${process.pid}`, outer);
+    if (run) {
+        process.env.CHATBOT_TEST_CGROUP = run;
+        process.on("exit", () => cpu.leave(run, outer));
+    } else {
+        delete process.env.CHATBOT_TEST_CGROUP;
+    }
+}
 
 module.exports = {
     ...base,

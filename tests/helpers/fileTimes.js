@@ -2,11 +2,12 @@
 // root suite, so its root `beforeAll` and `afterAll` bracket that file, hooks included. Each file's
 // time is appended to the file CHATBOT_TEST_TIMES names, for tests/helpers/reporter.js to print:
 // the events a worker sends reach the reporter in one batch at the file's end, so the reporter's
-// own clock cannot time a file there. Beside its time goes the CPU the file used, its child
-// processes included (the CLI, its plugins and programs), so the next person sees what costs CPU
-// and what only waits: on 2 cores the suite is bound by CPU, not by waiting.
+// own clock cannot time a file there. Beside its time goes the CPU the file used, every process it
+// started included (tests/helpers/cpuAccounting.js: the file's own cgroup inside the run's), so the
+// next person sees what costs CPU and what only waits: on 2 cores the suite is bound by CPU.
 "use strict";
 const fs = require("fs");
+const cpu = require("./cpuAccounting");
 
 let started = 0;
 let cpuAtStart = 0;
@@ -18,18 +19,13 @@ function pulumiRuns() {
     return { commands: counted?.commands ?? 0, programs: counted?.programs ?? 0 };
 }
 
-/** Seconds of CPU used by this process and its children that ended and were waited for (Linux's
- *  /proc/self/stat: utime, stime, cutime, cstime, in clock ticks of 1/100 s); elsewhere this
- *  process's own. */
+let fileCgroup;
+let filesSeen = 0;
+
+/** CPU seconds of this file so far: its cgroup's, or (no cgroup) this process's and its waited-for
+ *  children's. */
 function cpuSeconds() {
-    try {
-        const fields = fs.readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ");
-        // Fields 14-17 of proc(5), counted from 3 after the command's closing parenthesis.
-        return fields.slice(11, 15).reduce((sum, f) => sum + Number(f), 0) / 100;
-    } catch {
-        const { user, system } = process.cpuUsage();
-        return (user + system) / 1e6;
-    }
+    return fileCgroup ? cpu.usage(fileCgroup) : cpu.ownCpu();
 }
 
 /** The cases of a suite and its suites. */
@@ -61,6 +57,8 @@ exports.mochaHooks = {
         );
     },
     beforeAll() {
+        const run = process.env.CHATBOT_TEST_CGROUP;
+        fileCgroup = run ? cpu.enter(`file-${process.pid}-${++filesSeen}`, run) : undefined;
         started = Date.now();
         cpuAtStart = cpuSeconds();
         runsAtStart = pulumiRuns();
@@ -77,6 +75,7 @@ exports.mochaHooks = {
                 file: files[0],
                 ms: Date.now() - started,
                 cpu: cpuSeconds() - cpuAtStart,
+                cgroup: fileCgroup !== undefined,
                 tests: this.test.parent.suites.reduce((n, s) => n + countTests(s), 0),
                 pulumi: runs.commands - runsAtStart.commands,
                 programs: runs.programs - runsAtStart.programs,

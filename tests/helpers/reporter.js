@@ -1,5 +1,7 @@
-// The spec reporter, plus the 10 slowest files with their times, and one plain closing line
-// ("N passed, N failed, N skipped") that CI reads.
+// The spec reporter, plus the run's totals (wall time, and CPU of every process it started: the
+// budget of issue 58 is judged by these two), the machine's yardstick line beside them, the 10
+// slowest files with their times, and one plain closing line ("N passed, N failed, N skipped")
+// that CI reads.
 //
 // A file's time is from its first suite's start to its last suite's end, hooks included. In serial
 // mode the reporter sees events as they happen; in parallel mode a worker sends a file's events in
@@ -9,6 +11,8 @@
 const fs = require("fs");
 const path = require("path");
 const Mocha = require("mocha");
+const { spawnSync } = require("child_process");
+const cpuAccounting = require("./cpuAccounting");
 const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_SUITE_END } = Mocha.Runner.constants;
 
 const root = path.resolve(__dirname, "..", "..");
@@ -31,19 +35,24 @@ class SpecWithSummary extends Mocha.reporters.Spec {
             const times =
                 workerTimes() ?? new Map([...seen].map(([file, t]) => [file, { ms: t.end - t.start, cpu: undefined }]));
             const slowest = [...times].sort((a, b) => b[1].ms - a[1].ms).slice(0, 10);
+            const cgroups = [...times.values()].every((t) => t.cgroup);
             if (slowest.length > 1) {
-                const cpu = [...times.values()].reduce((sum, t) => sum + (t.cpu ?? 0), 0);
                 process.stdout.write(
-                    `\nslowest files (time, and CPU with child processes${cpu ? `: ${clock(cpu)} in all` : ""}):\n`,
+                    `\nslowest files (wall, CPU of every process the file started${cgroups ? "" : " (waited-for children only: no cgroup here)"}, pulumi commands (of them: operations)):\n`,
                 );
                 for (const [file, t] of slowest) {
                     const used = t.cpu === undefined ? "" : `  cpu ${clock(t.cpu).padStart(7)}`;
-                    const runs = t.programs === undefined ? "" : `  ${String(t.programs).padStart(3)} pulumi runs`;
+                    const runs =
+                        t.pulumi === undefined
+                            ? ""
+                            : `  ${String(t.pulumi).padStart(4)} (${String(t.programs).padStart(3)})`;
                     process.stdout.write(
                         `  ${clock(t.ms / 1000).padStart(7)}${used}${runs}  ${path.relative(root, file)}\n`,
                     );
                 }
             }
+            const totals = runTotals(times);
+            if (totals) process.stdout.write(`\n${totals}\n`);
             // Every file's figures, for a closing note's table: CHATBOT_TEST_REPORT names the file.
             if (process.env.CHATBOT_TEST_REPORT) {
                 const rows = [...times].sort((a, b) => a[0].localeCompare(b[0]));
@@ -66,6 +75,32 @@ class SpecWithSummary extends Mocha.reporters.Spec {
             );
         });
     }
+}
+
+/** The run's wall time and CPU (the run's cgroup: every process, leftovers included; else the sum of
+ *  the files'), its pulumi commands, and the machine's yardstick, measured now. */
+function runTotals(times) {
+    const started = Number(process.env.CHATBOT_TEST_STARTED);
+    if (!started) return undefined;
+    const wall = (Date.now() - started) / 1000;
+    const run = process.env.CHATBOT_TEST_CGROUP;
+    const cpu = run ? cpuAccounting.usage(run) : [...times.values()].reduce((sum, t) => sum + (t.cpu ?? 0), 0);
+    const commands = [...times.values()].reduce((sum, t) => sum + (t.pulumi ?? 0), 0);
+    const operations = [...times.values()].reduce((sum, t) => sum + (t.programs ?? 0), 0);
+    return [
+        `run totals: wall ${clock(wall)}, CPU ${clock(cpu)} (${run ? "every process of the run" : "the files' sum, waited-for children only"}), ` +
+            `${commands} pulumi commands, ${operations} of them operations, ${times.size} files`,
+        yardstick(),
+    ].join("\n");
+}
+
+/** The line of ../shared/tools/calibrate.js (the machine's speed, to quote beside a time), or why
+ *  there is none. */
+function yardstick() {
+    const script = path.join(root, "..", "shared", "tools", "calibrate.js");
+    if (!fs.existsSync(script)) return "yardstick: ../shared/tools/calibrate.js is not beside this checkout";
+    const r = spawnSync(process.execPath, [script], { cwd: root, encoding: "utf8", timeout: 120_000 });
+    return `yardstick: ${(r.stdout || r.stderr || "no output").trim().split("\n").pop()}`;
 }
 
 /** 754 seconds as "12m34s". */
