@@ -79,7 +79,10 @@ const selections = {
     unit: testFiles("unit"),
     node22: all.filter((f) => ON_NODE_22.some((d) => f === d || f.startsWith(`${d}/`))),
 };
-const chosen = selections[process.env.CHATBOT_TESTS ?? ""];
+// CHATBOT_TEST_FILES=cli/a.test.ts,unit/b.test.ts: just those, with the suite's settings and its
+// reporter's figures (a file's CPU and pulumi commands), as when working on one file's cost.
+const named = process.env.CHATBOT_TEST_FILES?.split(",").filter(Boolean);
+const chosen = named ?? selections[process.env.CHATBOT_TESTS ?? ""];
 if (!chosen) {
     throw new Error(`CHATBOT_TESTS=${process.env.CHATBOT_TESTS}: expected unit, node22, or unset for the whole suite`);
 }
