@@ -23,6 +23,8 @@ export interface Machine {
     sdk: string;
     os: string;
     load: string;
+    /** ../shared/tools/calibrate.js's line (scripts/yardstick.js), measured at the start. */
+    yardstick: string;
 }
 
 export function machine(sdkVersion: string): Machine {
@@ -38,11 +40,12 @@ export function machine(sdkVersion: string): Machine {
             .loadavg()
             .map((l) => l.toFixed(2))
             .join(" "),
+        yardstick: (require("../scripts/yardstick.js") as { yardstick(): string }).yardstick(),
     };
 }
 
 export function machineLine(m: Machine): string {
-    return `${m.cpu}, ${m.cores} cores, ${m.memory}; Node ${m.node}; ${m.sdk}; ${m.os}; load average at start ${m.load}`;
+    return `${m.cpu}, ${m.cores} cores, ${m.memory}; Node ${m.node}; ${m.sdk}; ${m.os}; load average at start ${m.load}; ${m.yardstick}`;
 }
 
 const HEAD: Row = {

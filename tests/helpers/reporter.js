@@ -11,7 +11,7 @@
 const fs = require("fs");
 const path = require("path");
 const Mocha = require("mocha");
-const { spawnSync } = require("child_process");
+const { yardstick } = require("../../scripts/yardstick");
 const cpuAccounting = require("./cpuAccounting");
 const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_SUITE_END } = Mocha.Runner.constants;
 
@@ -92,15 +92,6 @@ function runTotals(times) {
             `${commands} pulumi commands, ${operations} of them operations, ${times.size} files`,
         yardstick(),
     ].join("\n");
-}
-
-/** The line of ../shared/tools/calibrate.js (the machine's speed, to quote beside a time), or why
- *  there is none. */
-function yardstick() {
-    const script = path.join(root, "..", "shared", "tools", "calibrate.js");
-    if (!fs.existsSync(script)) return "yardstick: ../shared/tools/calibrate.js is not beside this checkout";
-    const r = spawnSync(process.execPath, [script], { cwd: root, encoding: "utf8", timeout: 120_000 });
-    return `yardstick: ${(r.stdout || r.stderr || "no output").trim().split("\n").pop()}`;
 }
 
 /** 754 seconds as "12m34s". */
