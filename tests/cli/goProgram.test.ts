@@ -4,7 +4,10 @@
  * real pulumi CLI and its Go language host (tools/pulumi/cmd/pulumi-language-go, or a real
  * install's), against two simulators: the stack's account and a second one reached through an
  * explicit provider. Go builds share the Go build cache (GOCACHE), so only a cold cache compiles
- * the Pulumi SDK (minutes); the program is built once before the first preview for that reason.
+ * the Pulumi SDK (minutes). examples/go, with the lookups program beside it, is one program and one
+ * stack walked once; each version of it is built once per run (goProgramBinary) and run through
+ * the host's `binary` option, so no preview or up compiles it. The `pulumi package add` case runs
+ * as a user does, the host building the program from source on each command.
  */
 import { strict as assert } from "assert";
 import { execFileSync } from "child_process";
@@ -13,21 +16,23 @@ import * as os from "os";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { emptySimulator, installedTesting, root, PACKAGE_VERSION } from "../helpers/support";
-import { ok, pulumiCli, PulumiStack, STORY, OTHER_STORY } from "../helpers/pulumi";
+import { isSecret, ok, pulumiCli, PulumiStack, STORY, OTHER_STORY } from "../helpers/pulumi";
 import {
-    buildGoProgram,
     copyGoExample,
     exampleConfig,
     go,
+    goProgramBinary,
     PLUGIN_DIR,
     pluginArchive,
     importMadeByHand,
+    runGoBinary,
     twoAccountExample,
 } from "../helpers/languagePrograms";
+import { addLookupTargets, lookupsThroughReplacement } from "../helpers/lookups";
+import { policyPackArgs, policyViolations } from "../helpers/policyPack";
 
-import { lookupConfig, lookupsLifecycle, makeByHand } from "../helpers/lookups";
-
-/** The lookups program of tests/helpers/lookups.ts, in Go. */
+/** The lookups program of tests/helpers/lookups.ts, in Go: a function beside examples/go's main
+ *  (lookups.go), which main calls once `lookupName` is set, through the example's `partner`. */
 const LOOKUPS = `package main
 
 import (
@@ -36,51 +41,41 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
 )
 
-func main() {
-	pulumi.Run(func(ctx *pulumi.Context) error {
-		cfg := config.New(ctx, "")
-		storyId := cfg.Require("storyId")
-		found := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
-			Name:    pulumi.String(cfg.Require("lookupName")),
-			StoryId: pulumi.String(storyId),
-		})
-		legacy := chatbot.LookupLegacyWebhookOutput(ctx, chatbot.LookupLegacyWebhookOutputArgs{
-			Id: pulumi.String(cfg.Require("legacyId")),
-		})
-		partner, err := chatbot.NewProvider(ctx, "partner", &chatbot.ProviderArgs{
-			ApiUrl: pulumi.String(cfg.Require("partnerApiUrl")),
-			Token:  cfg.RequireSecret("partnerToken"),
-		})
-		if err != nil {
-			return err
-		}
-		partnerFound := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
-			Name: pulumi.String("Partner Orders"),
-		}, pulumi.Provider(partner))
-		twins := chatbot.GetWebhookConnectionsOutput(ctx, chatbot.GetWebhookConnectionsOutputArgs{
-			StoryId:    pulumi.String(storyId),
-			NamePrefix: pulumi.String("Twin"),
-		})
-		if _, err := chatbot.NewWebhookConnection(ctx, "copy", &chatbot.WebhookConnectionArgs{
-			StoryId: pulumi.String(cfg.Require("copyStoryId")),
-			Url:     found.Url(),
-			Token:   legacy.Token(),
-		}); err != nil {
-			return err
-		}
-		ctx.Export("foundId", found.Id())
-		ctx.Export("foundToken", found.Token())
-		ctx.Export("legacyUrl", legacy.Url())
-		ctx.Export("partnerId", partnerFound.Id())
-		ctx.Export("twinIds", twins.Items().ApplyT(func(items []chatbot.WebhookConnectionListItem) []string {
-			ids := []string{}
-			for _, c := range items {
-				ids = append(ids, c.Id)
-			}
-			return ids
-		}).(pulumi.StringArrayOutput))
-		return nil
+func lookups(ctx *pulumi.Context, cfg *config.Config, partner *chatbot.Provider) error {
+	storyId := cfg.Require("storyId")
+	found := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
+		Name:    pulumi.String(cfg.Require("lookupName")),
+		StoryId: pulumi.String(storyId),
 	})
+	legacy := chatbot.LookupLegacyWebhookOutput(ctx, chatbot.LookupLegacyWebhookOutputArgs{
+		Id: pulumi.String(cfg.Require("legacyId")),
+	})
+	partnerFound := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
+		Name: pulumi.String("Partner Orders"),
+	}, pulumi.Provider(partner))
+	twins := chatbot.GetWebhookConnectionsOutput(ctx, chatbot.GetWebhookConnectionsOutputArgs{
+		StoryId:    pulumi.String(storyId),
+		NamePrefix: pulumi.String("Twin"),
+	})
+	if _, err := chatbot.NewWebhookConnection(ctx, "copy", &chatbot.WebhookConnectionArgs{
+		StoryId: pulumi.String(cfg.Require("copyStoryId")),
+		Url:     found.Url(),
+		Token:   legacy.Token(),
+	}); err != nil {
+		return err
+	}
+	ctx.Export("foundId", found.Id())
+	ctx.Export("foundToken", found.Token())
+	ctx.Export("legacyUrl", legacy.Url())
+	ctx.Export("partnerId", partnerFound.Id())
+	ctx.Export("twinIds", twins.Items().ApplyT(func(items []chatbot.WebhookConnectionListItem) []string {
+		ids := []string{}
+		for _, c := range items {
+			ids = append(ids, c.Id)
+		}
+		return ids
+	}).(pulumi.StringArrayOutput))
+	return nil
 }
 `;
 
@@ -97,6 +92,15 @@ const WEBHOOK_TOKEN = "tok-go-SECRET-5";
 const BASIC_PASSWORD = "pw-go-SECRET-5";
 const HAND_TOKEN = "tok-hand-SECRET-5";
 const HAND_PASSWORD = "pw-hand-SECRET-5";
+
+/** examples/go's main.go (in `project`) with `call` added before its first export. */
+function callFromMain(project: string, call: string): void {
+    const main = path.join(project, "main.go");
+    const program = fs.readFileSync(main, "utf8");
+    const hook = '\t\tctx.Export("ordersConnectionId", orders.ID())';
+    assert.ok(program.includes(hook));
+    fs.writeFileSync(main, program.replace(hook, call + hook));
+}
 
 /** The program `pulumi import` printed, as a function the example's main calls. */
 function asFunction(generated: string): string {
@@ -173,11 +177,18 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
         await go(["build", "./..."], SDK_MODULE, readonly);
     });
 
-    it("examples/go: preview sends nothing, up, secrets sealed, a change by hand found and put back, import with no write, the second account's connection there only, destroy", async () => {
+    it("examples/go with the lookups, one program and one stack, built once: preview sends nothing, up, secrets sealed, a change by hand found and put back, import with no write (the policy pack on its preview), the second account's connection there only; lookups (LookupWebhookConnectionOutput, ...) by name and story, by id, through the second account's Provider, the list, failures at preview; the copy updated, replaced; destroy", async () => {
         project = await copyGoExample();
+        fs.writeFileSync(path.join(project, "lookups.go"), LOOKUPS);
+        callFromMain(
+            project,
+            '\t\tif cfg.Get("lookupName") != "" {\n\t\t\tif err := lookups(ctx, cfg, partner); err != nil {\n' +
+                "\t\t\t\treturn err\n\t\t\t}\n\t\t}\n",
+        );
         await go(["vet", "./..."], project, { GOWORK: "off", GOFLAGS: "-trimpath" });
-        // What the host runs first, with its flags: a cold cache compiles the Pulumi SDK here.
-        await buildGoProgram(project, path.join(path.dirname(project), "program"));
+        // Built once per run, as the host builds it (a cold cache compiles the Pulumi SDK here).
+        const binary = goProgramBinary(project);
+        runGoBinary(project, binary);
         stack = await PulumiStack.create({
             projectDir: project,
             config: exampleConfig(
@@ -190,18 +201,21 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
             env: { CHATBOT_RETRY_BASE_MS: "5" },
         });
         const s = stack;
+        const writes = (a: ChatbotSimulator) =>
+            a.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
 
         const preview = ok(await s.run("preview"));
         assert.deepEqual([...sim.requests, ...partnerSim.requests], [], "a preview sends nothing");
         assert.equal(preview.changes.create, 5, "the stack, the partner's provider, three connections");
 
-        await twoAccountExample(s, sim, partnerSim, {
+        const { orders, partners } = await twoAccountExample(s, sim, partnerSim, {
             webhookToken: WEBHOOK_TOKEN,
             basicPassword: BASIC_PASSWORD,
         });
+        const supportId = sim.listConnections().find((c) => c.name === "support")?.id;
 
         // One made by hand, adopted with `pulumi import`: no write; the Go it prints, added to the
-        // program, shows no change.
+        // program (built once more, and run from then on), shows no change.
         const { made, generated } = await importMadeByHand(
             s,
             sim,
@@ -218,36 +232,57 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
             assert.match(generated, new RegExp(`pulumi\\.ToSecret\\("${secret}"\\)`));
         }
         fs.writeFileSync(path.join(project, "adopted.go"), asFunction(generated));
-        const main = path.join(project, "main.go");
-        const program = fs.readFileSync(main, "utf8");
-        const hook = '\t\tctx.Export("ordersConnectionId", orders.ID())';
-        assert.ok(program.includes(hook));
-        fs.writeFileSync(
-            main,
-            program.replace(hook, "\t\tif err := adopted(ctx); err != nil {\n\t\t\treturn err\n\t\t}\n" + hook),
+        callFromMain(project, "\t\tif err := adopted(ctx); err != nil {\n\t\t\treturn err\n\t\t}\n");
+        const withAdopted = goProgramBinary(project);
+        assert.notEqual(withAdopted, binary, "the changed program is a build of its own");
+        runGoBinary(project, withAdopted);
+        // The policy pack on this preview: it judges what the Go program registered, the explicit
+        // provider's connection too; the adopted one's host is allowed. Advisory: the preview passes.
+        const judged = ok(
+            await s.run("preview", {
+                expectNoChanges: true,
+                args: policyPackArgs(path.dirname(project), ["hand.example.com"]),
+            }),
         );
-        ok(await s.run("preview", { expectNoChanges: true }));
+        const found = policyViolations(judged.stdout).get("pulumi-chatbot");
+        assert.ok(found, judged.stdout);
+        assert.deepEqual(
+            [...found.keys()].sort(),
+            ["orders", "partner-orders", "support"].map((name) => `advisory allowed-hosts ${name}`),
+        );
+        assert.match(found.get("advisory allowed-hosts partner-orders")!, /host bot\.example\.com is not one of/);
         const [adopted] = (await s.resources(CONNECTION)).filter((r) => r.urn.endsWith("::made-by-hand"));
         assert.equal(adopted?.id, made.id);
+        assert.ok(isSecret(adopted?.outputs?.token), "its token sealed");
+
+        // The lookups, on in the same program: the example's connections stay as they are.
+        const targets = addLookupTargets(sim, partnerSim);
+        await s.setConfig({ copyStoryId: STORY, legacyId: targets.legacy });
+        const moved = await lookupsThroughReplacement(s, sim, partnerSim, targets);
 
         sim.resetRequests();
+        partnerSim.resetRequests();
         ok(await s.run("destroy"));
-        assert.deepEqual(sim.listConnections(), []);
-        assert.deepEqual(partnerSim.listConnections(), []);
-    });
-
-    it("lookups (LookupWebhookConnectionOutput, ...): by name and story, by id, through a second account's Provider, the list; failures at preview; the copy updated, replaced, deleted; `pulumi import`", async () => {
-        // examples/go's module (the same imports), its program replaced by the lookups one.
-        project = await copyGoExample();
-        fs.writeFileSync(path.join(project, "main.go"), LOOKUPS);
-        await buildGoProgram(project, path.join(path.dirname(project), "program"));
-        const made = makeByHand(sim, partnerSim);
-        stack = await PulumiStack.create({
-            projectDir: project,
-            config: lookupConfig(sim, partnerSim, made),
-            env: { CHATBOT_RETRY_BASE_MS: "5" },
-        });
-        await lookupsLifecycle(stack, sim, partnerSim, made);
+        const deleted = (...ids: Array<string | undefined>) =>
+            ids.map((id) => `DELETE /v2/integrations/webhook/${id}`).sort();
+        assert.deepEqual(writes(sim).sort(), deleted(orders?.id, supportId, made.id, moved?.id));
+        assert.deepEqual(writes(partnerSim), deleted(partners[0].id), "the second account's, through its provider");
+        assert.deepEqual(
+            sim
+                .listConnections()
+                .map((c) => c.name)
+                .sort(),
+            ["Orders", "Orders", "Twin", "Twin"],
+            "what was made by hand and only looked up stays",
+        );
+        assert.deepEqual(
+            partnerSim.listConnections().map((c) => c.id),
+            [targets.partner],
+        );
+        assert.deepEqual(
+            sim.listLegacyWebhooks().map((w) => w.id),
+            [targets.legacy],
+        );
     });
 
     it("`pulumi package add` in a Go project: the SDK generated and linked (a replace line), the plugin from its archive, up and destroy", async () => {

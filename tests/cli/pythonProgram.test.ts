@@ -6,7 +6,9 @@
  *
  * The virtual environment is made once from examples/python/requirements.txt (the pinned `pulumi`
  * from PyPI and the SDK, editable) and kept in .pulumi-cli/python-venv/<hash of that file and the
- * python version>, so later runs and CI's second pass reuse it.
+ * python version>, so later runs and CI's second pass reuse it: the program runs in it through
+ * Pulumi.yaml's `virtualenv` option, as examples/python's own Pulumi.yaml names one. examples/python,
+ * with the lookups program added, is one program and one stack walked once.
  */
 import { strict as assert } from "assert";
 import { execFileSync, spawnSync } from "child_process";
@@ -26,28 +28,27 @@ import {
     tempProject,
 } from "../helpers/pulumi";
 import { exampleConfig, PLUGIN_DIR, python, pythonVenv } from "../helpers/languagePrograms";
-import { lookupConfig, lookupsLifecycle, makeByHand } from "../helpers/lookups";
+import { addLookupTargets, lookupsThroughReplacement } from "../helpers/lookups";
+import { policyPackArgs, policyViolations } from "../helpers/policyPack";
 
-/** The lookups program of tests/helpers/lookups.ts, in Python. */
-const LOOKUPS = `import pulumi
-import pulumi_chatbot as chatbot
+/** The lookups program of tests/helpers/lookups.ts, in Python: added to examples/python's program,
+ *  on once `lookupName` is set, through the example's `partner`. */
+const LOOKUPS = `
+# The lookups of tests/helpers/lookups.ts, once lookupName is set.
+if config.get("lookupName"):
+    found = chatbot.get_webhook_connection_output(name=config.require("lookupName"), story_id=story_id)
+    legacy = chatbot.get_legacy_webhook_output(id=config.require("legacyId"))
+    partner_found = chatbot.get_webhook_connection_output(
+        name="Partner Orders", opts=pulumi.InvokeOutputOptions(provider=partner)
+    )
+    twins = chatbot.get_webhook_connections_output(story_id=story_id, name_prefix="Twin")
+    chatbot.WebhookConnection("copy", story_id=config.require("copyStoryId"), url=found.url, token=legacy.token)
 
-cfg = pulumi.Config()
-story_id = cfg.require("storyId")
-found = chatbot.get_webhook_connection_output(name=cfg.require("lookupName"), story_id=story_id)
-legacy = chatbot.get_legacy_webhook_output(id=cfg.require("legacyId"))
-partner = chatbot.Provider("partner", api_url=cfg.require("partnerApiUrl"), token=cfg.require_secret("partnerToken"))
-partner_found = chatbot.get_webhook_connection_output(
-    name="Partner Orders", opts=pulumi.InvokeOutputOptions(provider=partner)
-)
-twins = chatbot.get_webhook_connections_output(story_id=story_id, name_prefix="Twin")
-chatbot.WebhookConnection("copy", story_id=cfg.require("copyStoryId"), url=found.url, token=legacy.token)
-
-pulumi.export("foundId", found.id)
-pulumi.export("foundToken", found.token)
-pulumi.export("legacyUrl", legacy.url)
-pulumi.export("partnerId", partner_found.id)
-pulumi.export("twinIds", twins.items.apply(lambda items: [c.id for c in items]))
+    pulumi.export("foundId", found.id)
+    pulumi.export("foundToken", found.token)
+    pulumi.export("legacyUrl", legacy.url)
+    pulumi.export("partnerId", partner_found.id)
+    pulumi.export("twinIds", twins.items.apply(lambda items: [c.id for c in items]))
 `;
 
 const { check } = require("../../scripts/gen-sdk.js") as {
@@ -140,7 +141,7 @@ describe("a Python program (examples/python) under the pulumi CLI", function () 
             "Pulumi.yaml": yaml
                 .replace("virtualenv: venv\n", `virtualenv: ${venv}\n`)
                 .replace("path: ../../plugin\n", `path: ${PLUGIN_DIR}\n`),
-            "__main__.py": fs.readFileSync(path.join(EXAMPLE, "__main__.py"), "utf8"),
+            "__main__.py": fs.readFileSync(path.join(EXAMPLE, "__main__.py"), "utf8") + LOOKUPS,
             "requirements.txt": fs.readFileSync(path.join(EXAMPLE, "requirements.txt"), "utf8"),
         });
         stack = await PulumiStack.create({
@@ -158,8 +159,9 @@ describe("a Python program (examples/python) under the pulumi CLI", function () 
         return stack;
     };
 
-    it("preview sends nothing; up makes each connection in its own account; secrets sealed; drift found and put back; destroy", async () => {
+    it("examples/python with the lookups, one program and one stack, one virtual environment: preview sends nothing; up makes each connection in its own account; secrets sealed; drift found and put back; `pulumi import` adopts a connection made by hand with no write, and prints Python that then shows no changes (the policy pack on that preview); lookups (get_webhook_connection_output, ...) by name and story, by id, through the second account's Provider, the list, failures at preview; the copy updated, replaced; destroy", async () => {
         const s = await exampleStack();
+        const venvMadeAt = fs.statSync(path.join(venv, ".complete")).mtimeMs;
 
         sim.resetRequests();
         partnerSim.resetRequests();
@@ -231,27 +233,7 @@ describe("a Python program (examples/python) under the pulumi CLI", function () 
         );
         ok(await s.run("preview", { refresh: true, expectNoChanges: true }));
 
-        ok(await s.run("destroy"));
-        assert.equal(sim.listConnections().length + partnerSim.listConnections().length, 0);
-    });
-
-    it("lookups (get_webhook_connection_output, ...): by name and story, by id, through a second account's Provider, the list; failures at preview; the copy updated, replaced, deleted; `pulumi import`", async () => {
-        const made = makeByHand(sim, partnerSim);
-        project = tempProject("pylookups", {
-            "Pulumi.yaml": `name: pylookups\nruntime:\n  name: python\n  options:\n    virtualenv: ${venv}\nplugins:\n  providers:\n    - name: chatbot\n      path: ${PLUGIN_DIR}\n`,
-            "__main__.py": LOOKUPS,
-        });
-        stack = await PulumiStack.create({
-            projectDir: project,
-            config: lookupConfig(sim, partnerSim, made),
-            env: { PYTHONDONTWRITEBYTECODE: "1", CHATBOT_RETRY_BASE_MS: "5" },
-        });
-        await lookupsLifecycle(stack, sim, partnerSim, made);
-    });
-
-    it("`pulumi import` adopts a connection made by hand with no write, and prints Python that then shows no changes", async () => {
-        const s = await exampleStack();
-        ok(await s.run("up"));
+        // One made by hand, adopted by `pulumi import`.
         const existing = sim.addConnection({
             story: { id: STORY, name: "Shop" },
             name: "made-by-hand",
@@ -283,10 +265,52 @@ describe("a Python program (examples/python) under the pulumi CLI", function () 
         assert.ok(adopted, "the connection is in the stack");
         assert.ok(isSecret((adopted.outputs as Record<string, unknown>).token), "its token is secret");
 
-        // The printed code, added to the program, declares what the stack now holds.
+        // The printed code, added to the program, declares what the stack now holds. The policy
+        // pack on this preview judges what the Python program registered, the explicit provider's
+        // connection too; the adopted one's host is allowed. Advisory: the preview passes.
         fs.appendFileSync(path.join(project as string, "__main__.py"), `\n${printed}`);
-        ok(await s.run("preview", { expectNoChanges: true }));
+        const judged = ok(
+            await s.run("preview", {
+                expectNoChanges: true,
+                args: policyPackArgs(path.dirname(project as string), ["hand.example.com"]),
+            }),
+        );
+        const reported = policyViolations(judged.stdout).get("pulumi-chatbot");
+        assert.ok(reported, judged.stdout);
+        assert.deepEqual(
+            [...reported.keys()].sort(),
+            ["orders", "partner-orders", "support"].map((name) => `advisory allowed-hosts ${name}`),
+        );
+        assert.match(
+            reported.get("advisory allowed-hosts partner-orders")!,
+            /host bot-backend\.example\.com is not one of/,
+        );
+
+        // The lookups, on in the same program: the example's connections stay as they are.
+        const targets = addLookupTargets(sim, partnerSim);
+        await s.setConfig({ copyStoryId: STORY, legacyId: targets.legacy });
+        const moved = await lookupsThroughReplacement(s, sim, partnerSim, targets);
+
+        sim.resetRequests();
+        partnerSim.resetRequests();
         ok(await s.run("destroy"));
-        assert.equal(sim.listConnections().length + partnerSim.listConnections().length, 0);
+        const deleted = (...ids: Array<string | undefined>) =>
+            ids.map((id) => `DELETE /v2/integrations/webhook/${id}`).sort();
+        assert.deepEqual(writes(sim).sort(), deleted(orders?.id, support?.id, existing.id, moved?.id));
+        assert.deepEqual(writes(partnerSim), deleted(theirs[0].id), "the second account's, through its provider");
+        assert.deepEqual(
+            sim
+                .listConnections()
+                .map((c) => c.name)
+                .sort(),
+            ["Orders", "Orders", "Twin", "Twin"],
+            "what was made by hand and only looked up stays",
+        );
+        assert.deepEqual(
+            partnerSim.listConnections().map((c) => c.id),
+            [targets.partner],
+        );
+        assert.equal(pythonVenv(), venv, "one virtual environment for the run");
+        assert.equal(fs.statSync(path.join(venv, ".complete")).mtimeMs, venvMadeAt, "not made again");
     });
 });

@@ -111,10 +111,64 @@ export async function copyGoExample(): Promise<string> {
     return project;
 }
 
+/** The `go build` arguments the Go host compiles a program with (tools/pulumi/cmd/pulumi-language-go). */
+const goBuildArgs = (binary: string) => ["build", "-buildvcs=false", "-o", binary, "-trimpath", "-ldflags", "-w -s"];
+
 /** Builds a Go program as the host does, with its flags, into `binary`: a cold cache compiles the
  *  Pulumi SDK here (minutes), not under the CLI's time limit. */
 export async function buildGoProgram(project: string, binary: string): Promise<void> {
-    await go(["build", "-buildvcs=false", "-o", binary, "-trimpath", "-ldflags", "-w -s"], project);
+    await go(goBuildArgs(binary), project);
+}
+
+/** What goes into a Go program's build from its folder: its .go files, go.mod and go.sum (the
+ *  SDK its go.mod replaces to is this checkout's, which a run does not change). */
+function goSourcesHash(project: string): string {
+    const hash = crypto.createHash("sha256");
+    const files = fs
+        .readdirSync(project)
+        .filter((f) => f.endsWith(".go") || f === "go.mod" || f === "go.sum")
+        .sort();
+    for (const file of files)
+        hash.update(`${file}\0`)
+            .update(fs.readFileSync(path.join(project, file)))
+            .update("\0");
+    return hash.digest("hex").slice(0, 16);
+}
+
+/**
+ * The Go program in `project`, built as the host builds it (its flags) once per run for each
+ * distinct program (a hash of its sources names it), by whichever worker asks first. Run through
+ * the host's `binary` option (runGoBinary), previews and ups run it as it is: none compiles.
+ */
+export function goProgramBinary(project: string): string {
+    const key = goSourcesHash(project);
+    return oncePerRun(`go-program-${key}`, () => {
+        const binary = path.join(runFolder(), `go-program-${key}`);
+        const built = spawnSync("go", goBuildArgs(binary), {
+            cwd: project,
+            encoding: "utf8",
+            maxBuffer: 16 * 1024 * 1024,
+            timeout: 900_000,
+        });
+        if (built.status !== 0) {
+            throw new Error(
+                `go build failed in ${project}:\n${built.stdout ?? ""}${built.stderr ?? ""}${built.error ?? ""}`,
+            );
+        }
+        return binary;
+    });
+}
+
+/** Points a Go project's Pulumi.yaml at `binary` (`runtime: { name: go, options: { binary } }`):
+ *  the host runs it in the program's folder and builds nothing. A second call switches binaries. */
+export function runGoBinary(project: string, binary: string): void {
+    const yaml = path.join(project, "Pulumi.yaml");
+    const text = fs.readFileSync(yaml, "utf8");
+    const switched = /^runtime: go$/m.test(text)
+        ? text.replace(/^runtime: go$/m, `runtime:\n  name: go\n  options:\n    binary: ${binary}`)
+        : text.replace(/^( {4}binary: ).*$/m, `$1${binary}`);
+    assert.ok(switched.includes(`binary: ${binary}\n`), `no runtime: go to point at ${binary} in:\n${text}`);
+    fs.writeFileSync(yaml, switched);
 }
 
 /** The stack config examples/python and examples/go read, their two accounts being `sim` and

@@ -21,7 +21,7 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import type { ChatbotSimulator } from "pulumi-chatbot/testing";
+import type { ChatbotSimulator, StoredConnection } from "pulumi-chatbot/testing";
 import { importMadeByHand } from "./languagePrograms";
 import { emptySimulator } from "./support";
 import {
@@ -51,6 +51,12 @@ export interface LookupAccounts {
 export function makeByHand(sim: ChatbotSimulator, partnerSim: ChatbotSimulator): LookupAccounts {
     emptySimulator(sim);
     emptySimulator(partnerSim);
+    return addLookupTargets(sim, partnerSim);
+}
+
+/** makeByHand beside what the accounts already hold (a lifecycle of the same stack before the
+ *  lookups: none of its connections is named "Orders", "Twin" or "Partner Orders"). */
+export function addLookupTargets(sim: ChatbotSimulator, partnerSim: ChatbotSimulator): LookupAccounts {
     const shop = { id: STORY, name: "Shop" };
     const orders = sim.addConnection({
         story: shop,
@@ -108,6 +114,42 @@ export async function lookupsLifecycle(
     partnerSim: ChatbotSimulator,
     made: LookupAccounts,
 ): Promise<void> {
+    const moved = await lookupsThroughReplacement(s, sim, partnerSim, made);
+
+    sim.resetRequests();
+    ok(await s.run("destroy"));
+    assert.deepEqual(writes(sim), [`DELETE /v2/integrations/webhook/${moved?.id}`], "destroy deletes the copy only");
+    assert.deepEqual(writes(partnerSim), [], "and nothing in the second account");
+
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-import-"));
+    try {
+        const { made: imported } = await importMadeByHand(
+            s,
+            sim,
+            partnerSim,
+            { token: "import-token-SECRET-3", password: "import-pass-SECRET-3" },
+            path.join(scratch, "imported"),
+        );
+        const [adopted] = await s.resources("chatbot:index:WebhookConnection");
+        assert.equal(adopted?.id, imported.id, "`pulumi import` adopted it");
+        assert.ok(isSecret(adopted?.outputs?.token), "its token sealed");
+    } finally {
+        fs.rmSync(scratch, { recursive: true, force: true });
+    }
+}
+
+/**
+ * lookupsLifecycle up to the copy's replacement, for a stack that holds more than the lookups (a
+ * language's whole lifecycle in one program, its other resources unchanged by these steps: each
+ * step's writes are the copy's alone). The stack's config is the program's but `lookupName`,
+ * which this sets. Returns the copy as it ends, on OTHER_STORY.
+ */
+export async function lookupsThroughReplacement(
+    s: PulumiStack,
+    sim: ChatbotSimulator,
+    partnerSim: ChatbotSimulator,
+    made: LookupAccounts,
+): Promise<StoredConnection | undefined> {
     sim.resetRequests();
     partnerSim.resetRequests();
     await s.setConfig({ lookupName: "Nope" });
@@ -168,25 +210,5 @@ export async function lookupsLifecycle(
     assert.deepEqual(writes(sim), ["POST /v2/integrations/webhook", `DELETE /v2/integrations/webhook/${copy.id}`]);
     const moved = sim.listConnections().find((c) => c.name === "copy");
     assert.equal(moved?.story.id, OTHER_STORY);
-
-    sim.resetRequests();
-    ok(await s.run("destroy"));
-    assert.deepEqual(writes(sim), [`DELETE /v2/integrations/webhook/${moved?.id}`], "destroy deletes the copy only");
-    assert.deepEqual(writes(partnerSim), [], "and nothing in the second account");
-
-    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-import-"));
-    try {
-        const { made: imported } = await importMadeByHand(
-            s,
-            sim,
-            partnerSim,
-            { token: "import-token-SECRET-3", password: "import-pass-SECRET-3" },
-            path.join(scratch, "imported"),
-        );
-        const [adopted] = await s.resources("chatbot:index:WebhookConnection");
-        assert.equal(adopted?.id, imported.id, "`pulumi import` adopted it");
-        assert.ok(isSecret(adopted?.outputs?.token), "its token sealed");
-    } finally {
-        fs.rmSync(scratch, { recursive: true, force: true });
-    }
+    return moved;
 }
