@@ -1,8 +1,12 @@
-// The suite's three selections, in mocha's parallel mode, by CHATBOT_TESTS:
+// The suite's four selections, in mocha's parallel mode, by CHATBOT_TESTS:
 // - unset: the whole suite (`npm test`), every file of tests/unit and tests/cli;
 // - "unit": the quick tier (`npm run test:unit`), tests/unit: no pulumi CLI, no server process;
 // - "node22": the second pass, on Node.js 22 (`npm run test:node22`): the quick tier and one file
-//   of whole programs.
+//   of whole programs;
+// - "kill": the kill tier (`npm run test:kill`, weekly: .github/workflows/kill.yml), tests/kill:
+//   every seeded kill point, both deliveries, every state backend. npm test does not run those
+//   rounds: it kills each delivery once per step of a stack's life and each shared backend once
+//   (docs/killed-runs.md, "Which kill runs where").
 // npm runs each on the Node.js 24 that package.json pins (the `node` dev dependency comes first
 // on the PATH of npm's scripts, so the programs and plugins the CLI starts run on it too), but
 // test:node22, which puts Node.js 22 before it.
@@ -24,11 +28,14 @@ const root = path.resolve(__dirname, "..");
 
 /** Slowest first; a file missing here still runs, after these. */
 const LONGEST_FIRST = [
+    // The kill tier's: its own selection, longest first too.
+    "kill/killMatrixUp.test.ts",
+    "kill/stateBackends.test.ts",
+    "kill/killMatrixMore.test.ts",
     "cli/release.test.ts",
-    "cli/killMatrixUp.test.ts",
-    "cli/stateBackends.test.ts",
     "cli/killedRun.test.ts",
-    "cli/killMatrixMore.test.ts",
+    "cli/stateBackends.test.ts",
+    "cli/killLifecycle.test.ts",
     "cli/rateLimits.test.ts",
     "cli/examples.test.ts",
     "cli/goProgram.test.ts",
@@ -78,13 +85,16 @@ const selections = {
     "": all,
     unit: testFiles("unit"),
     node22: all.filter((f) => ON_NODE_22.some((d) => f === d || f.startsWith(`${d}/`))),
+    kill: testFiles("kill"),
 };
 // CHATBOT_TEST_FILES=cli/a.test.ts,unit/b.test.ts: just those, with the suite's settings and its
 // reporter's figures (a file's CPU and pulumi commands), as when working on one file's cost.
 const named = process.env.CHATBOT_TEST_FILES?.split(",").filter(Boolean);
 const chosen = named ?? selections[process.env.CHATBOT_TESTS ?? ""];
 if (!chosen) {
-    throw new Error(`CHATBOT_TESTS=${process.env.CHATBOT_TESTS}: expected unit, node22, or unset for the whole suite`);
+    throw new Error(
+        `CHATBOT_TESTS=${process.env.CHATBOT_TESTS}: expected unit, node22, kill, or unset for the whole suite`,
+    );
 }
 // The pass's point is its Node.js: a PATH that put another first would prove nothing.
 if (process.env.CHATBOT_TESTS === "node22" && !process.version.startsWith("v22.")) {

@@ -62,20 +62,31 @@ export function chatbotCli(
     });
 }
 
+/** When a kill falls: after this many writes the simulator has answered, or after `count` of
+ *  one method's (POST: creates, PUT: updates, DELETE: deletes), to land inside that kind. */
+export type KillAt = number | { method: "POST" | "PUT" | "DELETE"; count: number };
+
 /**
  * Starts `pulumi <command>` and kills it (SIGKILL) once the simulator has answered `afterWrites`
- * writes, or after `deadlineMs` at the latest; resolves when it has exited. Then waits until
- * the simulator has no request in hand (what was in flight has landed).
+ * writes (KillAt), or after `deadlineMs` at the latest; resolves when it has exited. Then waits
+ * until the simulator has no request in hand (what was in flight has landed).
  */
 export async function killDuring(
     sim: ChatbotSimulator,
     stack: PulumiStack,
     command: "up" | "destroy",
-    afterWrites: number,
+    afterWrites: KillAt,
     deadlineMs = 30_000,
 ): Promise<{ killedAfter: number }> {
     const writes = () => sim.requests.filter((r) => r.method !== "GET").length;
     const start = writes();
+    const counted =
+        typeof afterWrites === "number"
+            ? { first: start, now: writes, want: afterWrites }
+            : (() => {
+                  const now = () => sim.requests.filter((r) => r.method === afterWrites.method).length;
+                  return { first: now(), now, want: afterWrites.count };
+              })();
     let pid: number | undefined;
     let killedAfter = -1;
     const done = stack.run(command, { onStart: (p) => (pid = p) });
@@ -83,7 +94,7 @@ export async function killDuring(
     let finished = false;
     void done.then(() => (finished = true));
     while (!finished && Date.now() - began < deadlineMs) {
-        if (pid !== undefined && writes() - start >= afterWrites) break;
+        if (pid !== undefined && counted.now() - counted.first >= counted.want) break;
         await new Promise((r) => setTimeout(r, 10));
     }
     if (!finished && pid !== undefined) {
@@ -161,10 +172,12 @@ export async function assertConverged(
         })
         .sort();
     assert.deepEqual(apiNames, wantNames, "the API holds each declared connection exactly once, and nothing else");
-    const inState = (await stack.resources()).filter((r) => types.includes(r.type));
+    // One export without --show-secrets serves the ids (never secret), the pending operations and
+    // the check that no secret is in plain text: one pulumi run fewer than an export of each kind.
+    const exported = await stack.export();
+    const inState = (exported.deployment.resources ?? []).filter((r) => r.custom && types.includes(r.type));
     const apiIds = [...sim.listConnections().map((c) => c.id), ...sim.listLegacyWebhooks().map((w) => w.id)].sort();
     assert.deepEqual(inState.map((r) => r.id).sort(), apiIds, "the state records exactly what the API holds");
-    const exported = await stack.export();
     assert.deepEqual(exported.deployment.pending_operations ?? [], [], "no pending operation is left");
     const text = JSON.stringify(exported);
     for (const s of SECRETS) assert.ok(!text.includes(s), "no secret in plain text in the export");
@@ -172,15 +185,19 @@ export async function assertConverged(
     assert.equal(preview.code, 0, `preview --expect-no-changes:\n${preview.stdout}${preview.stderr}`);
 }
 
-/** How a kill matrix runs: where the state is, which delivery, how many kills, from which seed. */
-export interface KillMatrix {
+/** Where a killed stack's state is, and which delivery it uses. */
+export interface KillStore {
     store: StateStore;
-    rounds: number;
-    seed: number;
     /** The native plugin's classes instead of the dynamic provider's. */
     native?: boolean;
     /** Never shown by recover: the backend's own secrets besides the resources'. */
     secrets?: string[];
+}
+
+/** How a kill matrix runs: where the state is, which delivery, how many kills, from which seed. */
+export interface KillMatrix extends KillStore {
+    rounds: number;
+    seed: number;
     /** After the up rounds, `destroy` of the same stack killed too (upKillMatrix). */
     thenDestroy?: boolean;
 }
@@ -189,7 +206,7 @@ const nativeTypes = ["chatbot:index:WebhookConnection", "chatbot:index:LegacyWeb
 
 /** `recover` after a kill: the kill left the run's lock, and recover removes it (the run is
  *  gone), prints no secret, and exits 0. */
-async function recoverKilled(stack: PulumiStack, m: KillMatrix, what: string) {
+async function recoverKilled(stack: PulumiStack, m: KillStore, what: string) {
     const env = stack.environment();
     assert.ok((await m.store.locks(env)).length > 0, `${what}: the killed run left its lock`);
     const r = await recoverRun(stack);
@@ -202,22 +219,17 @@ async function recoverKilled(stack: PulumiStack, m: KillMatrix, what: string) {
     return r;
 }
 
-/** `pulumi destroy` killed at a seeded moment, then `recover` and `destroy`: nothing is left, in
- *  the API or the state. */
-async function killDestroy(
-    sim: ChatbotSimulator,
-    stack: PulumiStack,
-    m: KillMatrix,
-    random: () => number,
-    what: string,
-) {
+/** `pulumi destroy` killed at `at` (a seeded moment, or a deterministic one), then `recover` and
+ *  `destroy`: nothing is left, in the API or the state. */
+async function killDestroy(sim: ChatbotSimulator, stack: PulumiStack, m: KillStore, at: KillAt, what: string) {
     sim.latencyMs = 150;
-    await killDuring(sim, stack, "destroy", 1 + Math.floor(random() * 15));
+    const { killedAfter } = await killDuring(sim, stack, "destroy", at);
     await recoverKilled(stack, m, what);
     const destroyed = ok(await stack.run("destroy"));
     assert.doesNotMatch(destroyed.stdout + destroyed.stderr, /pending operation/i);
     assert.equal(sim.listConnections().length + sim.listLegacyWebhooks().length, 0);
     assert.deepEqual(await stack.resources(), []);
+    return `${what}: killed after ${killedAfter} writes; recovered, then destroyed`;
 }
 
 /**
@@ -265,11 +277,82 @@ export async function upKillMatrix(sim: ChatbotSimulator, m: KillMatrix): Promis
                     `${want.length} declared, ${sim.listConnections().length + sim.listLegacyWebhooks().length} in the API after up`,
             );
         }
-        if (m.thenDestroy) await killDestroy(sim, stack, m, random, "destroy");
+        if (m.thenDestroy) await killDestroy(sim, stack, m, 1 + Math.floor(random() * 15), "destroy");
         return report;
     } finally {
         sim.latencyMs = 0;
         // What the stack made is left to no one: the next matrix starts from an empty account.
+        emptySimulator(sim);
+        made.dispose();
+    }
+}
+
+/** The steps of one stack's life that killLifecycle kills, in this order. */
+export type LifeStep = "create" | "update" | "destroy";
+
+/**
+ * One stack of 10 connections (8 v2, 2 legacy) killed once at each step of its life, each kill at
+ * a fixed moment (no seed: the same every run) and followed by `recover` (the dead run's lock
+ * seen and removed, nothing secret printed) and the next run, converged as in upKillMatrix:
+ * - "create": its first `up`, killed once 5 of its 10 creates have been answered (the others in
+ *   flight);
+ * - "update": a program that updates every url (6 updates), replaces 2 through a new story, deletes
+ *   2 and creates 2, its `up` killed once 3 updates have been answered (the others, and the
+ *   replacements' creates, in flight; the deletes, which the engine runs last, not yet begun);
+ * - "destroy": `destroy` killed once half its deletes have been answered, then `recover` and
+ *   `destroy`: nothing left.
+ * The cheap counterpart of the seeded matrices (tests/kill/), for `npm test`: a kill of each kind,
+ * on one stack. Returns a line per step.
+ */
+export async function killLifecycle(sim: ChatbotSimulator, m: KillStore & { steps?: LifeStep[] }): Promise<string[]> {
+    const steps = m.steps ?? ["create", "update", "destroy"];
+    const made = await declareStack(sim, { config: SECRET_CONFIG, env: await m.store.namespace(), native: m.native });
+    const { stack, declare } = made;
+    const types = m.native ? nativeTypes : undefined;
+    const report: string[] = [];
+    try {
+        let names = Array.from({ length: 10 }, (_, i) => `c${i}`); // c4 and c9 legacy (declared())
+        let version = 1;
+        const moved = new Set<string>();
+        const story = (name: string) => (moved.has(name) ? OTHER_STORY : STORY);
+        for (const step of steps) {
+            sim.latencyMs = 150;
+            if (step === "destroy") {
+                const held = sim.listConnections().length + sim.listLegacyWebhooks().length;
+                report.push(await killDestroy(sim, stack, m, { method: "DELETE", count: Math.ceil(held / 2) }, step));
+                continue;
+            }
+            if (step === "update") {
+                version++;
+                for (const n of ["c1", "c2"]) moved.add(n);
+                names = [...names.filter((n) => n !== "c3" && n !== "c8"), "u0", "u1"];
+            }
+            const want = declared(names, version, story);
+            await declare(want);
+            const at = step === "create" ? { method: "POST" as const, count: 5 } : { method: "PUT" as const, count: 3 };
+            const before = sim.requests.length;
+            const { killedAfter } = await killDuring(sim, stack, "up", at);
+            const sent = sim.requests.slice(before);
+            const count = (method: string) => sent.filter((q) => q.method === method).length;
+            // What landed, the kill's moment and what was in flight then: inside its step.
+            if (step === "update") {
+                assert.ok(count("PUT") >= 3, `${step}: killed once its updates had begun`);
+                assert.ok(count("DELETE") < 4, `${step}: killed before its deletes were done`);
+            } else {
+                assert.ok(count("POST") >= 5 && count("PUT") + count("DELETE") === 0, `${step}: only creates`);
+            }
+            const r = await recoverKilled(stack, m, step);
+            await assertConverged(sim, stack, want, types);
+            report.push(
+                `${step}: killed after ${killedAfter} writes (${count("POST")} creates, ${count("PUT")} updates, ` +
+                    `${count("DELETE")} deletes answered by then and after); ` +
+                    `${r.stdout.split("\n").filter((l) => /^adopt /.test(l)).length} adopted, ` +
+                    `${r.stdout.split("\n").filter((l) => /^clear /.test(l)).length} cleared; converged`,
+            );
+        }
+        return report;
+    } finally {
+        sim.latencyMs = 0;
         emptySimulator(sim);
         made.dispose();
     }
@@ -289,7 +372,7 @@ export async function destroyKills(sim: ChatbotSimulator, m: KillMatrix): Promis
             const names = Array.from({ length: 20 }, (_, i) => `d${i}`);
             await made.declare(declared(names, 1, () => STORY));
             ok(await made.stack.run("up"));
-            await killDestroy(sim, made.stack, m, random, `destroy round ${round}`);
+            await killDestroy(sim, made.stack, m, 1 + Math.floor(random() * 15), `destroy round ${round}`);
         } finally {
             sim.latencyMs = 0;
             emptySimulator(sim);
@@ -335,9 +418,10 @@ export async function liveRunRefused(sim: ChatbotSimulator, store: StateStore): 
 }
 
 /**
- * The simulator of a file of kill matrices (tests/cli/killMatrix*.test.ts), for mocha's hooks of
- * the enclosing describe: started before its cases, emptied with no latency before each, closed
- * after. Returns how to reach it once started.
+ * The simulator of a file of kill matrices (tests/kill/killMatrix*.test.ts,
+ * tests/cli/killLifecycle.test.ts), for mocha's hooks of the enclosing describe: started before
+ * its cases, emptied with no latency before each, closed after. Returns how to reach it once
+ * started.
  */
 export function matrixSimulator(): () => ChatbotSimulator {
     let sim: ChatbotSimulator | undefined;

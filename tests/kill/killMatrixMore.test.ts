@@ -1,6 +1,7 @@
 /**
  * `pulumi destroy` SIGKILLed at seeded moments, and both commands through the native plugin, then
- * `pulumi-chatbot recover` and the next run, with the checks of tests/cli/killMatrixUp.test.ts.
+ * `pulumi-chatbot recover` and the next run, with the checks of killMatrixUp.test.ts. The kill tier
+ * (`npm run test:kill`), not `npm test`.
  */
 import { destroyKills, matrixSimulator, upKillMatrix } from "../helpers/killedRuns";
 import { folderStore } from "../helpers/stateBackends";

@@ -4,8 +4,10 @@
  * `pulumi-chatbot recover` and the next run (tests/helpers/killedRuns.ts): the API holds each
  * declared connection exactly once, the state equals the API, `preview --expect-no-changes`
  * passes, no pending operation or warning is left, and no secret is in plain text in
- * `pulumi stack export`. Its own file so that `npm test` runs it beside the other kill cases
- * (tests/cli/killMatrixMore.test.ts, tests/cli/killedRun.test.ts).
+ * `pulumi stack export`. The kill tier (`npm run test:kill`, weekly: tests/kill/), not `npm test`,
+ * which kills one stack of each delivery once per step of its life (tests/cli/killLifecycle.test.ts).
+ * Its own file so that the tier runs it beside the others (killMatrixMore.test.ts,
+ * stateBackends.test.ts). The seed is fixed: a failing round replays.
  */
 import { matrixSimulator, upKillMatrix } from "../helpers/killedRuns";
 import { folderStore } from "../helpers/stateBackends";
