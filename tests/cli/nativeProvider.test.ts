@@ -240,7 +240,10 @@ outputs:
         assert.equal(sim.listConnections().length + sim.listLegacyWebhooks().length, 0);
     });
 
-    it("the release archive: `pulumi plugin install --file` takes it, and a project without plugins.providers uses it", async () => {
+    it("the release archive: `pulumi plugin install --file` takes it, and a project without plugins.providers uses it", async function () {
+        // The run's release, which the first file to ask builds (tests/helpers/release.ts): this
+        // case may wait for it, up to oncePerRun's 25 min, on top of its own 5.
+        this.timeout(1_800_000);
         const archive = pluginArchive();
         const version = PACKAGE_VERSION;
         assert.match(
@@ -280,7 +283,10 @@ outputs:
         ok(await stack.run("destroy"));
     });
 
-    it("the release executable prints its port, nothing on stderr, and ends by itself when its stdin (the engine's pipe) ends", async () => {
+    it("the release executable prints its port, nothing on stderr, and ends by itself when its stdin (the engine's pipe) ends", async function () {
+        // The run's release, which the first file to ask builds (tests/helpers/release.ts): this
+        // case may wait for it, up to oncePerRun's 25 min, on top of its own 5.
+        this.timeout(1_800_000);
         const archive = pluginArchive();
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-executable-"));
         try {
