@@ -5,7 +5,8 @@
  * meanwhile (npm test runs the release's `npm pack` beside the other files, whose plugin archive
  * and SDK checks read dist/), so dist/ is not deleted first: tsc writes into a fresh folder, each
  * file that differs is moved into dist/ by a rename (which replaces a file at once), and only then
- * are the files no longer made removed.
+ * are the files no longer made removed. Last, it records that dist/ is its output of the sources
+ * now (scripts/dist-state.js), so that a later `npm pack` of the same sources need not build again.
  */
 "use strict";
 const { execFileSync } = require("node:child_process");
@@ -102,6 +103,8 @@ try {
         .map((e) => path.join(e.parentPath ?? e.path, e.name))
         .sort((a, b) => b.length - a.length);
     for (const folder of folders) if (fs.readdirSync(folder).length === 0) fs.rmdirSync(folder);
+    // What scripts/release.js checks before it packs dist/ as it is (scripts/dist-state.js).
+    require("./dist-state.js").record(root);
 } finally {
     fs.rmSync(fresh, { recursive: true, force: true });
 }

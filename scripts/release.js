@@ -13,6 +13,13 @@
  *   schema.json                                           the package schema the SDKs come from
  *   SHA256SUMS                                            sha256sum's format, over all of the above
  *
+ * `--out DIR` writes them in DIR instead (the tests build a release once per run into a folder of
+ * their own, and again into another).
+ *
+ * The npm package is dist/ as `npm run build` (which `npm run release` runs first) has just made
+ * it: when dist/ is build-clean's output of the sources now (scripts/dist-state.js) it is packed as
+ * it is, with `--ignore-scripts`; otherwise `npm pack` builds it first (prepack).
+ *
  * The same commit gives the same bytes (every time is the commit's; entries are sorted; no path
  * of this machine is written): tests/cli/release.test.ts builds twice and compares SHA256SUMS.
  */
@@ -53,12 +60,14 @@ function step(name, work) {
 
 function main() {
     const { version } = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
-    const out = path.join(root, "release", `v${version}`);
+    const outIndex = process.argv.indexOf("--out");
+    const out = outIndex >= 0 ? path.resolve(process.argv[outIndex + 1]) : path.join(root, "release", `v${version}`);
     fs.rmSync(out, { recursive: true, force: true });
     fs.mkdirSync(out, { recursive: true });
     const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-    step("npm package", () =>
-        execFileSync(npm, ["pack", "--silent", "--pack-destination", out], {
+    const built = require("./dist-state.js").isCurrent(root);
+    step(built ? "npm package (dist/ current, packed as built)" : "npm package (prepack builds dist/)", () =>
+        execFileSync(npm, ["pack", "--silent", ...(built ? ["--ignore-scripts"] : []), "--pack-destination", out], {
             cwd: root,
             stdio: ["ignore", "ignore", 2],
         }),
@@ -79,7 +88,7 @@ function main() {
         return `${hash}  ${f}\n`;
     });
     fs.writeFileSync(path.join(out, "SHA256SUMS"), sums.join(""));
-    console.log(path.relative(root, out));
+    console.log(outIndex >= 0 ? out : path.relative(root, out));
 }
 
 try {

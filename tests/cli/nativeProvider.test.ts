@@ -72,8 +72,11 @@ describe("the native provider plugin under the pulumi CLI", function () {
 
     const writes = () => sim.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
 
-    /** A new project and stack of the native program, `config` on top of what reaches the simulator. */
-    const nativeProject = async (config: Record<string, string | { secret: string }> = {}) => {
+    /** A new project and stack of the native program, `config` on top of what reaches the simulator.
+     *  Its runs only transpile the program (the lifecycle's first case type-checks it with tsc, and
+     *  the import case the code `pulumi import` adds to it), but with `typeChecked`, where the case
+     *  is about a program's types: ts-node then checks it at every run, as in a user's stack. */
+    const nativeProject = async (config: Record<string, string | { secret: string }> = {}, typeChecked = false) => {
         const dir = tempProject("native", {
             "Pulumi.yaml":
                 "name: native\nruntime:\n  name: nodejs\n  options:\n    typescript: true\nmain: index.ts\n" +
@@ -97,7 +100,7 @@ describe("the native provider plugin under the pulumi CLI", function () {
                     password: { secret: PASSWORD },
                     ...config,
                 },
-                env: { CHATBOT_RETRY_BASE_MS: "5" },
+                env: { CHATBOT_RETRY_BASE_MS: "5", PULUMI_NODEJS_TRANSPILE_ONLY: typeChecked ? undefined : "true" },
             });
             return { stack: made, project: dir };
         } catch (e) {
@@ -106,8 +109,8 @@ describe("the native provider plugin under the pulumi CLI", function () {
         }
     };
     /** A new stack of the native program, this case's own (`stack`, `project`: removed after it). */
-    const nativeStack = async (config: Record<string, string | { secret: string }> = {}) => {
-        const made = await nativeProject(config);
+    const nativeStack = async (config: Record<string, string | { secret: string }> = {}, typeChecked = false) => {
+        const made = await nativeProject(config, typeChecked);
         ({ stack, project } = made);
         return made.stack;
     };
@@ -237,7 +240,10 @@ outputs:
         assert.equal(sim.listConnections().length + sim.listLegacyWebhooks().length, 0);
     });
 
-    it("the release archive: `pulumi plugin install --file` takes it, and a project without plugins.providers uses it", async () => {
+    it("the release archive: `pulumi plugin install --file` takes it, and a project without plugins.providers uses it", async function () {
+        // The run's release, which the first file to ask builds (tests/helpers/release.ts): this
+        // case may wait for it, up to oncePerRun's 25 min, on top of its own 5.
+        this.timeout(1_800_000);
         const archive = pluginArchive();
         const version = PACKAGE_VERSION;
         assert.match(
@@ -277,7 +283,10 @@ outputs:
         ok(await stack.run("destroy"));
     });
 
-    it("the release executable prints its port, nothing on stderr, and ends by itself when its stdin (the engine's pipe) ends", async () => {
+    it("the release executable prints its port, nothing on stderr, and ends by itself when its stdin (the engine's pipe) ends", async function () {
+        // The run's release, which the first file to ask builds (tests/helpers/release.ts): this
+        // case may wait for it, up to oncePerRun's 25 min, on top of its own 5.
+        this.timeout(1_800_000);
         const archive = pluginArchive();
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-executable-"));
         try {
@@ -398,8 +407,9 @@ outputs:
             }
             assert.equal(Object.keys(config).length, 4, "token, two header values, password");
 
-            // The program adopts all three, writing nothing.
-            await nativeStack(config);
+            // The program adopts all three, writing nothing; and type-checks, as a user's stack
+            // checks it at every run.
+            await nativeStack(config, true);
             fs.copyFileSync(program, path.join(project, "index.ts"));
             sim.resetRequests();
             const adopted = ok(await (stack as PulumiStack).run("up"));
@@ -572,6 +582,14 @@ outputs:
             assert.match(program, /new chatbot\.WebhookConnection\("made-by-hand"/);
             for (const secret of SECRETS) assert.match(program, new RegExp(`pulumi\\.secret\\("${secret}"\\)`));
             assert.match(program, /username: "ops"/);
+            // The code type-checks with the program (the stack's runs only transpile it).
+            const withAdopted = path.join(dir, "tsconfig.adopted.json");
+            fs.writeFileSync(
+                withAdopted,
+                JSON.stringify({ extends: "./tsconfig.json", files: ["index.ts", "adopted.ts"] }),
+            );
+            const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc");
+            execFileSync(process.execPath, [tsc, "-p", withAdopted, "--noEmit"]);
 
             await s.setConfig({ adopted: "true" });
             ok(await s.run("preview", { expectNoChanges: true }));

@@ -125,7 +125,12 @@ describe("policy pack: pulumi preview --policy-pack (real CLI)", function () {
     const cleanup: Array<() => void> = [];
 
     /** A stack of a project holding `files` and the team's pack, with a file of each config. */
-    async function stackOf(name: string, files: Record<string, string>, config: Record<string, ConfigValue>) {
+    async function stackOf(
+        name: string,
+        files: Record<string, string>,
+        config: Record<string, ConfigValue>,
+        env: Record<string, string> = {},
+    ) {
         const project = tempProject(name, files);
         fs.mkdirSync(path.join(project, TEAM_PACK));
         for (const [file, text] of Object.entries(TEAM_PACK_FILES))
@@ -138,6 +143,7 @@ describe("policy pack: pulumi preview --policy-pack (real CLI)", function () {
                 hookToken: { secret: TOKEN },
                 ...config,
             },
+            env,
         });
         cleanup.push(() => {
             stack.dispose();
@@ -204,6 +210,9 @@ describe("policy pack: pulumi preview --policy-pack (real CLI)", function () {
                     hookHeader: { secret: HEADER_VALUE },
                     variant: "violations",
                 },
+                // The cases are about the pack's verdicts, not the program's types: its runs only
+                // transpile it.
+                { PULUMI_NODEJS_TRANSPILE_ONLY: "true" },
             );
         });
 

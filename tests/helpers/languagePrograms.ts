@@ -13,8 +13,9 @@ import * as path from "path";
 import { promisify } from "util";
 import type * as http from "http";
 import type { ChatbotSimulator, StoredConnection } from "pulumi-chatbot/testing";
-import { oncePerRun, runFolder } from "./oncePerRun";
-import { root } from "./support";
+import { oncePerRun } from "./oncePerRun";
+import { runRelease } from "./release";
+import { PACKAGE_VERSION, root } from "./support";
 import {
     CHANGES_EXIT_CODE,
     isSecret,
@@ -44,13 +45,16 @@ export function python(): string | undefined {
     return found.status === 0 ? "python3" : undefined;
 }
 
-/** This machine's plugin archive, as `npm run plugin` makes it (scripts/plugin.js), built once per
- *  run for every file that installs it. */
+/** This machine's platform as the plugin archives name it (scripts/plugin.js: linux-amd64, ...). */
+const HOST = `${process.platform === "win32" ? "windows" : process.platform}-${process.arch === "x64" ? "amd64" : process.arch}`;
+
+/** This machine's plugin archive, as `npm run plugin` makes it (scripts/plugin.js): the run's
+ *  release's (the same bytes: it is made by the same script, this machine's with the code cache),
+ *  built once per run for every file that installs it. */
 export function pluginArchive(): string {
-    return oncePerRun("plugin-archive", () => {
-        const out = execFileSync(process.execPath, [path.join(root, "scripts", "plugin.js")], { encoding: "utf8" });
-        return out.trim().split("\n").pop() as string;
-    });
+    const archive = path.join(runRelease(), `pulumi-resource-chatbot-v${PACKAGE_VERSION}-${HOST}.tar.gz`);
+    if (!fs.existsSync(archive)) throw new Error(`the release has no plugin archive for ${HOST}: ${archive}`);
+    return archive;
 }
 
 /** The virtual environment of examples/python/requirements.txt, made when it is not there yet (by
@@ -365,14 +369,10 @@ export const MAVEN_REPO = javaDist.MAVEN_REPO;
 /** This package's Maven group, as a folder of a repository. */
 export const GROUP_DIR = path.join("com", "pulumichatbot");
 
-/** The Java SDK as a Maven repository, built once per run by the release's step. */
+/** The Java SDK as a Maven repository: the run's release's (its step scripts/java-dist.js), built
+ *  once per run. */
 export function sdkRepository(): string {
-    return oncePerRun("java-maven-repository", () => {
-        // In the run's folder, which goes when the run ends.
-        const out = fs.mkdtempSync(path.join(runFolder(), "maven-"));
-        javaDist.build(out);
-        return out;
-    });
+    return path.join(runRelease(), "maven");
 }
 
 /** Every file under `dir` (relative paths), but this package's own. */

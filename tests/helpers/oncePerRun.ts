@@ -9,7 +9,9 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 
-const WAIT_MS = 20 * 60_000;
+/** Longer than the longest build (the release: up to 20 min, its own limit, tests/helpers/release.ts)
+ *  may take, so that a waiter sees it end, or fail and leave the lock to the waiter to try. */
+const WAIT_MS = 25 * 60_000;
 
 /** Blocks this thread for `ms` (the callers build synchronously, as the scripts they run do). */
 function sleep(ms: number): void {
