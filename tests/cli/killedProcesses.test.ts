@@ -16,7 +16,14 @@ import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { emptySimulator, installedTesting, root } from "../helpers/support";
 import { declareStack, jsProjectYaml, ok, PulumiStack, STORY, tempProject, type Declared } from "../helpers/pulumi";
-import { buildGoProgram, copyGoExample, PLUGIN_YAML, python, pythonVenv } from "../helpers/languagePrograms";
+import {
+    copyGoExample,
+    goProgramBinary,
+    PLUGIN_YAML,
+    python,
+    pythonVenv,
+    runGoBinary,
+} from "../helpers/languagePrograms";
 
 const COUNT = 20;
 /** Each answer of the simulator comes this late, so a create or delete is a few hundred ms long. */
@@ -185,11 +192,12 @@ describe("a pulumi run killed with SIGKILL leaves no process behind", function (
             { PYTHONDONTWRITEBYTECODE: "1" },
         );
 
-    /** GO_PROGRAM, in a copy of examples/go (its go.mod, the SDK of this checkout), built once first. */
+    /** GO_PROGRAM, in a copy of examples/go (its go.mod, the SDK of this checkout), built once per
+     *  run and run by the host from that binary (what the killed run leaves is the same). */
     const goStack = async (): Promise<TestStack> => {
         const project = await copyGoExample();
         fs.writeFileSync(path.join(project, "main.go"), GO_PROGRAM);
-        await buildGoProgram(project, path.join(path.dirname(project), "program"));
+        runGoBinary(project, goProgramBinary(project));
         return programStack(project);
     };
 
