@@ -102,9 +102,9 @@ if (process.env.CHATBOT_TESTS === "node22" && !process.version.startsWith("v22."
 }
 
 // `npm test --ignore-scripts` (.ci/run, which builds once beforehand) means npm's own pre-step
-// only, but npm hands the setting down to every process: the suite's own `npm pack` runs (the
-// packaging case, the release) would then skip the prepack build they prove. The workers inherit
-// this environment, so it is cleared once here.
+// only, but npm hands the setting down to every process: the packaging case's `npm pack` of a fresh
+// copy would then skip the prepack build it proves (the release packs dist/ as built when it is
+// current, scripts/dist-state.js). The workers inherit this environment, so it is cleared here.
 for (const key of Object.keys(process.env)) {
     if (key.toLowerCase() === "npm_config_ignore_scripts") delete process.env[key];
 }
