@@ -174,7 +174,9 @@ export class PulumiStack {
             onStart?: (pid: number) => void;
         } = {},
     ): Promise<{ code: number; stdout: string; stderr: string }> {
-        const stackArgs = args[0] === "stack" && args[1] === "init" ? [] : ["--stack", this.name];
+        // `stack init` names its stack itself; a `plugin` command is not a stack's (no --stack flag).
+        const stackArgs =
+            (args[0] === "stack" && args[1] === "init") || args[0] === "plugin" ? [] : ["--stack", this.name];
         pulumiRuns.commands++;
         if (PROGRAM_COMMANDS.has(args[0])) pulumiRuns.programs++;
         return new Promise((resolve) => {

@@ -40,6 +40,7 @@ import {
     runGoBinary,
     useSdkRepository,
 } from "../helpers/languagePrograms";
+import { packageAndRunFromJar } from "../helpers/javaPrograms";
 
 const CLI = path.join(root, "node_modules", "pulumi-chatbot", "dist", "cli", "index.js");
 const STORIES = ["5f3c0d1e2a4b6c8d9e0f1a2b", "6a1b2c3d4e5f6a7b8c9d0e1f"];
@@ -634,8 +635,11 @@ describe("pulumi-chatbot discover --language: the program in each language adopt
                     fs.readFileSync(path.join(programDir, "pom.xml"), "utf8"),
                     /<artifactId>chatbot<\/artifactId>/,
                 );
-                // The SDK from its Maven repository, as examples/java's test has it.
+                // The SDK from its Maven repository, and the program packaged once and run from its
+                // jar, as examples/java's test has it (javaProgram.test.ts runs one from source).
                 localRepository = useSdkRepository(programDir, dir);
+                packageAndRunFromJar(programDir);
+                assert.match(fs.readFileSync(path.join(programDir, "Pulumi.yaml"), "utf8"), /binary: .*\.jar$/m);
                 withPlugin(programDir);
                 // The Java host beside the pinned CLI (the CLI bundles none).
                 return { PATH: env.PATH };

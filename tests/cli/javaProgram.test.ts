@@ -41,6 +41,8 @@ import {
 } from "../helpers/languagePrograms";
 import { ok, pulumiCli, PulumiStack, STORY, OTHER_STORY, type ConfigValue } from "../helpers/pulumi";
 import { lookupConfig, lookupsLifecycle, makeByHand } from "../helpers/lookups";
+import { packageAndRunFromJar } from "../helpers/javaPrograms";
+import { NODE_DIR, POLICY_PACK, policyViolations } from "../helpers/policyReport";
 
 const { check } = require("../../scripts/gen-sdk.js") as {
     check(languages: string[]): Record<string, string[]>;
@@ -213,11 +215,11 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
             config,
             env: { ...download, PATH: bin, CHATBOT_RETRY_BASE_MS: "5" },
         });
-        return { stack, project, repository, localRepository, hostAsset, pluginAsset };
+        return { stack, project, repository, localRepository, hostAsset, pluginAsset, bin };
     };
 
-    it("up, secrets sealed, no change on a second preview, a change by hand found and put back, import prints Java that previews with no change, destroy", async () => {
-        const { stack, project, repository, localRepository, hostAsset, pluginAsset } = await javaStack(
+    it("up, secrets sealed, no change on a second preview, a change by hand found and put back, import prints Java that previews with no change (the policy pack judging it), destroy", async () => {
+        const { stack, project, repository, localRepository, hostAsset, pluginAsset, bin } = await javaStack(
             exampleConfig(
                 "go",
                 sim,
@@ -229,6 +231,8 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
         try {
             const s = stack;
 
+            // The one run straight from source, as a user runs it: the host's `mvn compile exec:java`
+            // (and its classpath scan for the plugins the dependencies need).
             const preview = ok(await s.run("preview"));
             assert.deepEqual([...sim.requests, ...partnerSim.requests], [], "a preview sends nothing");
             assert.equal(preview.changes.create, 5, "the stack, the partner's provider, three connections");
@@ -255,6 +259,11 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
                 "Maven resolved the SDK from its repository",
             );
 
+            // From here the program runs from its jar (runtime.options.binary), packaged once per
+            // run: `java -jar`, no Maven, for every preview and up.
+            const jar = packageAndRunFromJar(project);
+            assert.match(fs.readFileSync(path.join(project, "Pulumi.yaml"), "utf8"), /^ {4}binary: .*\.jar$/m);
+
             await twoAccountExample(s, sim, partnerSim, {
                 webhookToken: WEBHOOK_TOKEN,
                 basicPassword: BASIC_PASSWORD,
@@ -275,7 +284,34 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
                 assert.match(generated, new RegExp(`Output\\.ofSecret\\("${secret}"\\)`));
             }
             adopt(path.join(project, "src", "main", "java", "chatbot", "App.java"), generated);
-            ok(await s.run("preview", { expectNoChanges: true }));
+            // The program changed: its new version packaged (once), and run from that jar.
+            assert.notEqual(packageAndRunFromJar(project), jar, "the changed program is packaged anew");
+            // The policy pack on this preview, as a pipeline runs it on a Java program's: it judges
+            // the resources by type, whatever language registered them. The rules of hosts made
+            // advisory, with the example's backend the one host allowed: made-by-hand's host breaks
+            // it, and nothing else breaks a rule. The pack is a Node.js one: `node` on PATH.
+            const policyConfig = path.join(scratch, "java-policy.json");
+            fs.writeFileSync(
+                policyConfig,
+                JSON.stringify({ "allowed-hosts": { enforcementLevel: "advisory", hosts: ["bot.example.com"] } }),
+            );
+            const judged = ok(
+                await s.run("preview", {
+                    expectNoChanges: true,
+                    args: ["--policy-pack", POLICY_PACK, "--policy-pack-config", policyConfig],
+                    env: { PATH: `${bin}${path.delimiter}${NODE_DIR}` },
+                }),
+            );
+            const reported = policyViolations(judged.stdout).get("pulumi-chatbot");
+            assert.ok(reported, `the pack ran on the Java program's preview:\n${judged.stdout}`);
+            assert.deepEqual([...reported.keys()], ["advisory allowed-hosts made-by-hand"], judged.stdout);
+            assert.match(
+                reported.get("advisory allowed-hosts made-by-hand") ?? "",
+                /url's host hand\.example\.com is not one of the allowed hosts \(bot\.example\.com\)/,
+            );
+            for (const secret of [WEBHOOK_TOKEN, BASIC_PASSWORD, HAND_TOKEN, HAND_PASSWORD]) {
+                assert.ok(!(judged.stdout + judged.stderr).includes(secret), "the pack's report shows no secret");
+            }
             const [adopted] = (await s.resources(CONNECTION)).filter((r) => r.urn.endsWith("::made-by-hand"));
             assert.equal(adopted?.id, made.id);
 
@@ -291,8 +327,24 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
 
     it("lookups (ChatbotFunctions): by name and story, by id, through a second account's Provider, the list; failures at preview; the copy updated, replaced, deleted; `pulumi import`", async () => {
         const made = makeByHand(sim, partnerSim);
-        const { stack, localRepository } = await javaStack(lookupConfig(sim, partnerSim, made), LOOKUPS);
+        const { stack, project, localRepository, pluginAsset } = await javaStack(
+            lookupConfig(sim, partnerSim, made),
+            LOOKUPS,
+        );
         try {
+            // Run from its jar, packaged once per run, from the first preview. From a jar, this
+            // repository's Java host does not scan the classpath for the plugins the dependencies
+            // need (Pulumi's does: docs/java.md), and the engine, asked for the provider by
+            // version alone, would look for it under pulumi/: so the plugin is installed first, from
+            // the server the SDK's plugin.json names, as that host's user does.
+            packageAndRunFromJar(project);
+            const before = served.length;
+            const installed = await stack.pulumi([
+                ...["plugin", "install", "resource", "chatbot", PACKAGE_VERSION],
+                ...["--server", `github://api.github.com/${REPOSITORY}`],
+            ]);
+            assert.equal(installed.code, 0, installed.stderr + installed.stdout);
+            assert.deepEqual(served.slice(before), [`GET ${pluginAsset}`], "from the stand-in for the release");
             await lookupsLifecycle(stack, sim, partnerSim, made);
         } finally {
             stack.dispose();
