@@ -42,7 +42,7 @@ import {
 import { ok, pulumiCli, PulumiStack, STORY, OTHER_STORY, type ConfigValue } from "../helpers/pulumi";
 import { lookupConfig, lookupsLifecycle, makeByHand } from "../helpers/lookups";
 import { packageAndRunFromJar } from "../helpers/javaPrograms";
-import { NODE_DIR, POLICY_PACK, policyViolations } from "../helpers/policyReport";
+import { NODE_DIR, POLICY_PACK, policyViolations } from "../helpers/policyPack";
 
 const { check } = require("../../scripts/gen-sdk.js") as {
     check(languages: string[]): Record<string, string[]>;

@@ -10,6 +10,7 @@ import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { PLUGIN_YAML } from "../helpers/languagePrograms";
 import { PulumiStack, STORY, tempProject, type ConfigValue, type RunResult } from "../helpers/pulumi";
 import { installedTesting } from "../helpers/support";
+import { policyViolations } from "../helpers/policyPack";
 
 /** The shipped pack, where a pipeline finds it (relative to the project). */
 const PACK = "node_modules/pulumi-chatbot/policy-pack";
@@ -87,28 +88,6 @@ const YAML_PROGRAM =
         )
         .join("") +
     yamlResource("y-legacy", "LegacyWebhook", { url: "https://api.example.com/legacy", token: "${hookToken}" });
-
-/** The violations a run printed, per pack: `<level> <rule> <resource name>`, and the text under
- *  it (the rule's description and the message). */
-function violations(output: string): Map<string, Map<string, string>> {
-    const packs = new Map<string, Map<string, string>>();
-    let pack: Map<string, string> | undefined;
-    let key: string | undefined;
-    for (const line of output.split("\n")) {
-        const header = /^\s+\S+\s+([\w-]+)@v[\d.]+ \(local: /.exec(line);
-        const found = /^\s+- \[(\w+)\]\s+([\w-]+)\s+\(([^:]+:[^:]+:[^:]+): ([\w-]+)\)/.exec(line);
-        if (header) {
-            packs.set(header[1], (pack = new Map()));
-            key = undefined;
-        } else if (found && pack) {
-            key = `${found[1]} ${found[2]} ${found[4]}`;
-            pack.set(key, "");
-        } else if (key && pack && /^\s{6,}\S/.test(line)) {
-            pack.set(key, `${pack.get(key)} ${line.trim()}`.trim());
-        } else key = undefined;
-    }
-    return packs;
-}
 
 /** The five rules, broken once each by the resources of `prefix` (hosts allowed: *.example.com). */
 const brokenOnce = (prefix: string) => [
@@ -223,7 +202,7 @@ describe("policy pack: pulumi preview --policy-pack (real CLI)", function () {
                 ...["--policy-pack", TEAM_PACK, "--policy-pack-config", hosts],
             ]);
             assert.notEqual(r.code, 0, r.stdout);
-            const packs = violations(r.stdout);
+            const packs = policyViolations(r.stdout);
             const shipped = packs.get("pulumi-chatbot");
             assert.ok(shipped, r.stdout);
             assert.deepEqual([...shipped.keys()].sort(), [...brokenOnce("d"), ...brokenOnce("n")].sort());
@@ -253,14 +232,14 @@ describe("policy pack: pulumi preview --policy-pack (real CLI)", function () {
             await stack.setConfig({ variant: "compliant" });
             const r = await run(stack, "compliant", "preview", ["--policy-pack", PACK]);
             assert.equal(r.code, 0, r.stdout + r.stderr);
-            assert.equal(violations(r.stdout).get("pulumi-chatbot")?.size, 0, r.stdout);
+            assert.equal(policyViolations(r.stdout).get("pulumi-chatbot")?.size, 0, r.stdout);
         });
 
         it("advisories and a url unknown at preview pass; config makes caller-verified mandatory and names allowed hosts, and then fails", async () => {
             await stack.setConfig({ variant: "advisory" });
             const passes = await run(stack, "advisory", "preview", ["--policy-pack", PACK]);
             assert.equal(passes.code, 0, passes.stdout + passes.stderr);
-            const advisories = violations(passes.stdout).get("pulumi-chatbot")!;
+            const advisories = policyViolations(passes.stdout).get("pulumi-chatbot")!;
             assert.deepEqual([...advisories.keys()].sort(), [
                 "advisory caller-verified d-unverified",
                 "advisory caller-verified n-unverified",
@@ -280,7 +259,7 @@ describe("policy pack: pulumi preview --policy-pack (real CLI)", function () {
                 ...["--policy-pack", PACK, "--policy-pack-config", stricter],
             ]);
             assert.notEqual(fails.code, 0);
-            const found = [...violations(fails.stdout).get("pulumi-chatbot")!.keys()];
+            const found = [...policyViolations(fails.stdout).get("pulumi-chatbot")!.keys()];
             for (const v of [
                 "mandatory caller-verified d-unverified",
                 "mandatory caller-verified n-unverified",
@@ -294,7 +273,7 @@ describe("policy pack: pulumi preview --policy-pack (real CLI)", function () {
             await stack.setConfig({ variant: "advisory" });
             const up = await run(stack, "up, url known", "up", ["--policy-pack", PACK]);
             assert.notEqual(up.code, 0, up.stdout);
-            const found = [...(violations(up.stdout).get("pulumi-chatbot")?.keys() ?? [])];
+            const found = [...(policyViolations(up.stdout).get("pulumi-chatbot")?.keys() ?? [])];
             assert.ok(
                 found.some((v) => /^mandatory https-only [dn]-later$/.test(v)),
                 up.stdout,
@@ -316,6 +295,6 @@ describe("policy pack: pulumi preview --policy-pack (real CLI)", function () {
             hosts,
         ]);
         assert.notEqual(r.code, 0, r.stdout);
-        assert.deepEqual([...violations(r.stdout).get("pulumi-chatbot")!.keys()].sort(), brokenOnce("y").sort());
+        assert.deepEqual([...policyViolations(r.stdout).get("pulumi-chatbot")!.keys()].sort(), brokenOnce("y").sort());
     });
 });

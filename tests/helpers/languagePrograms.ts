@@ -13,7 +13,7 @@ import * as path from "path";
 import { promisify } from "util";
 import type * as http from "http";
 import type { ChatbotSimulator, StoredConnection } from "pulumi-chatbot/testing";
-import { oncePerRun } from "./oncePerRun";
+import { oncePerRun, runFolder } from "./oncePerRun";
 import { runRelease } from "./release";
 import { PACKAGE_VERSION, root } from "./support";
 import {

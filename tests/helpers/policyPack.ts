@@ -2,15 +2,20 @@
  * The shipped policy pack on a preview of a program in any language, as tests/cli/policy.test.ts
  * runs it (`pulumi preview --policy-pack <pack> --policy-pack-config <file>`), and what the CLI
  * prints of it. The pack judges `chatbot:index:*` resources by type, whatever language registered
- * them: the Go and Python lifecycles add it to one preview of their walk. Test tooling: not
- * published.
+ * them: the Python, Go and Java lifecycles add it to one preview of their walk, and policy.test.ts
+ * reads its reports with the same parser. Test tooling: not published.
  */
 import * as fs from "fs";
 import * as path from "path";
 import { root } from "./support";
 
-/** The shipped pack, in the installed package. */
+/** The shipped pack, in the installed package, by absolute path: a project outside this checkout
+ *  names it so (`--policy-pack`). */
 export const POLICY_PACK = path.join(root, "node_modules", "pulumi-chatbot", "policy-pack");
+
+/** The folder of the Node.js running the tests: a pack of `runtime: nodejs` needs `node` on PATH,
+ *  which a program of another language's PATH lacks. */
+export const NODE_DIR = path.dirname(process.execPath);
 
 /**
  * The arguments that add the shipped pack to a preview, with allowed-hosts given `hosts` and made
