@@ -1,7 +1,7 @@
 /**
- * The native plugin's lookup functions through the real pulumi CLI, in the two languages that need
- * nothing but the plugin: TypeScript (`pulumi-chatbot/native`) and Pulumi YAML (`fn::invoke`).
- * The same lifecycle (tests/helpers/lookups.ts) runs for Python, Go and Java in their own files.
+ * The native plugin's lookup functions through the real pulumi CLI in Pulumi YAML (`fn::invoke`),
+ * which needs nothing but the plugin. The same lifecycle (tests/helpers/lookups.ts) runs in the
+ * walks of TypeScript's native classes (nativeProvider.test.ts), Python, Go and Java.
  */
 import * as fs from "fs";
 import * as path from "path";
@@ -10,28 +10,6 @@ import { installedTesting } from "../helpers/support";
 import { PulumiStack, STORY, OTHER_STORY, tempProject } from "../helpers/pulumi";
 import { PLUGIN_YAML } from "../helpers/languagePrograms";
 import { lookupConfig, lookupsLifecycle, makeByHand } from "../helpers/lookups";
-
-const TYPESCRIPT = `import * as pulumi from "@pulumi/pulumi";
-import * as chatbot from "pulumi-chatbot/native";
-
-const cfg = new pulumi.Config();
-const storyId = cfg.require("storyId");
-const found = chatbot.getWebhookConnectionOutput({ name: cfg.require("lookupName"), storyId });
-const legacy = chatbot.getLegacyWebhookOutput({ id: cfg.require("legacyId") });
-const partner = new chatbot.Provider("partner", {
-    apiUrl: cfg.require("partnerApiUrl"),
-    token: cfg.requireSecret("partnerToken"),
-});
-const partnerFound = chatbot.getWebhookConnectionOutput({ name: "Partner Orders" }, { provider: partner });
-const twins = chatbot.getWebhookConnectionsOutput({ storyId, namePrefix: "Twin" });
-new chatbot.WebhookConnection("copy", { storyId: cfg.require("copyStoryId"), url: found.url, token: legacy.token });
-
-export const foundId = found.id;
-export const foundToken = found.token;
-export const legacyUrl = legacy.url;
-export const partnerId = partnerFound.id;
-export const twinIds = twins.items.apply((items) => items.map((c) => c.id));
-`;
 
 const YAML = `name: lookupsyaml
 runtime: yaml
@@ -126,16 +104,10 @@ describe("lookups through the native plugin's functions, under the pulumi CLI", 
         stack = await PulumiStack.create({
             projectDir: project,
             config: lookupConfig(sim, partnerSim, made),
-            env: { PULUMI_NODEJS_TRANSPILE_ONLY: "true" },
         });
         await lookupsLifecycle(stack, sim, partnerSim, made);
     };
 
-    it("TypeScript (pulumi-chatbot/native): by name and story, by id, through a second account's Provider, the list; failures at preview name what was looked for", () =>
-        run({
-            "Pulumi.yaml": `name: lookupsts\nruntime: nodejs\nmain: index.ts\n${PLUGIN_YAML}`,
-            "index.ts": TYPESCRIPT,
-        }));
-
-    it("Pulumi YAML (fn::invoke): the same", () => run({ "Pulumi.yaml": YAML }));
+    it("Pulumi YAML (fn::invoke): by name and story, by id, through a second account's Provider, the list; failures at preview name what was looked for; the copy updated, replaced, deleted; `pulumi import`", () =>
+        run({ "Pulumi.yaml": YAML }));
 });

@@ -3,6 +3,11 @@
  * pulumi CLI: installed as Pulumi installs a local plugin (the project's Pulumi.yaml lists the
  * installed package's plugin/ folder under plugins.providers), with a TypeScript program of the
  * typed classes `pulumi-chatbot/native`, against the simulator on loopback.
+ *
+ * Its lifecycle (the last describe) is the TypeScript native column of docs/parity.md walked on
+ * one program and one stack: create, drift found and put back, update, replace, secrets, `pulumi
+ * import`, `.get`, a second account through a `Provider` (a second simulator), the lookup
+ * functions (tests/helpers/lookups.ts) and destroy.
  */
 import { strict as assert } from "assert";
 import { execFile, execFileSync, spawn } from "child_process";
@@ -10,7 +15,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { promisify } from "util";
-import type { ChatbotSimulator } from "pulumi-chatbot/testing";
+import type { ChatbotSimulator, StoredConnection } from "pulumi-chatbot/testing";
 import { resources } from "../../provider/resources/registry";
 import { keysWhere, type Field } from "../../provider/resources/spec";
 import { emptySimulator, installedRequire, installedTesting, root, PACKAGE_VERSION } from "../helpers/support";
@@ -26,6 +31,7 @@ import {
     tempProject,
 } from "../helpers/pulumi";
 import { PLUGIN_DIR, pluginArchive } from "../helpers/languagePrograms";
+import { addLookupTargets, lookupsThroughReplacement, type LookupAccounts } from "../helpers/lookups";
 const CONNECTION = "chatbot:index:WebhookConnection";
 const LEGACY = "chatbot:index:LegacyWebhook";
 const TOKEN = "tok-native-SECRET-7";
@@ -34,7 +40,9 @@ const HEADER_VALUE = "hv-native-SECRET-7";
 const SECRETS = [TOKEN, PASSWORD, HEADER_VALUE];
 
 /** A TypeScript program of the native classes: two resources with every kind of secret, and
- *  `bulk` plain connections; `adopted.ts`, where a test writes it, is run too. */
+ *  `bulk` plain connections; `adopted.ts`, where a test writes it, is run too. With
+ *  `partnerApiUrl`, a second account's `Provider` and a connection there; with `lookupName` too,
+ *  the lookups of tests/helpers/lookups.ts and their `copy`. */
 const PROGRAM = `import * as pulumi from "@pulumi/pulumi";
 import * as chatbot from "pulumi-chatbot/native";
 
@@ -62,11 +70,46 @@ export const seenToken = seen?.token;
 export const ordersId = orders.id;
 export const story: pulumi.Output<{ id: string; name: string }> = orders.story;
 export const legacyError: pulumi.Output<string | null> = legacy.lastError;
+
+// A second account: its own token and address, through an explicit Provider.
+const partner = config.get("partnerApiUrl")
+    ? new chatbot.Provider("partner", { apiUrl: config.require("partnerApiUrl"), token: config.requireSecret("partnerToken") })
+    : undefined;
+const theirs = partner
+    ? new chatbot.WebhookConnection(
+          "theirs",
+          { storyId: config.require("partnerStoryId"), url: "https://theirs.example.com/hook", token: config.requireSecret("hookToken") },
+          { provider: partner },
+      )
+    : undefined;
+export const theirsStory: pulumi.Output<string> | undefined = theirs?.story.name;
+
+// The lookups: by name and story, by id, through the second account's Provider, the list (on the
+// story the lookup targets were made on, whatever story the program's own connections moved to).
+const found = config.get("lookupName")
+    ? chatbot.getWebhookConnectionOutput({ name: config.require("lookupName"), storyId: "${STORY}" })
+    : undefined;
+const oldOne = found ? chatbot.getLegacyWebhookOutput({ id: config.require("legacyId") }) : undefined;
+const partnerFound = found ? chatbot.getWebhookConnectionOutput({ name: "Partner Orders" }, { provider: partner }) : undefined;
+const twins = found ? chatbot.getWebhookConnectionsOutput({ storyId: "${STORY}", namePrefix: "Twin" }) : undefined;
+if (found && oldOne) {
+    // A lookup's optional outputs are typed Output<string | undefined>, which a required-when-given
+    // input does not take: the one found here has a token (tests/helpers/lookups.ts made it so).
+    const token = oldOne.token as pulumi.Output<string>;
+    new chatbot.WebhookConnection("copy", { storyId: config.require("copyStoryId"), url: found.url, token });
+}
+export const foundId = found?.id;
+export const foundToken = found?.token;
+export const legacyUrl = oldOne?.url;
+export const partnerId = partnerFound?.id;
+export const twinIds = twins?.items.apply((items) => items.map((c) => c.id));
 `;
 
 describe("the native provider plugin under the pulumi CLI", function () {
     this.timeout(300_000);
     let sim: ChatbotSimulator;
+    /** The second account, which the lifecycle reaches through a Provider. */
+    let partnerSim: ChatbotSimulator;
     let stack: PulumiStack | undefined;
     let project: string;
 
@@ -122,6 +165,7 @@ describe("the native provider plugin under the pulumi CLI", function () {
         sim = await installedTesting().ChatbotSimulator.start({
             stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" },
         });
+        partnerSim = await installedTesting().ChatbotSimulator.start({ stories: { [OTHER_STORY]: "Partner" } });
     });
     beforeEach(() => {
         if (!lifecycle) emptySimulator(sim);
@@ -133,6 +177,7 @@ describe("the native provider plugin under the pulumi CLI", function () {
     });
     after(async () => {
         await sim?.close();
+        await partnerSim?.close();
     });
 
     it("`pulumi package get-schema` prints the schema made from the specs, in step with their checks", async () => {
@@ -485,6 +530,9 @@ outputs:
     describe("the native program, one stack through its lifecycle", () => {
         let s: PulumiStack;
         let dir: string;
+        /** What the lookups case made by hand, and the copy it leaves. */
+        let targets: LookupAccounts | undefined;
+        let copy: StoredConnection | undefined;
         before(async () => {
             emptySimulator(sim);
             ({ stack: s, project: dir } = await nativeProject());
@@ -605,14 +653,76 @@ outputs:
             assert.ok(!shown.stdout.includes(TOKEN), "the token read by .get() is secret");
         });
 
-        it("destroy: nothing left in ChatBot, the connection `pulumi import` adopted and the legacy webhook included", async () => {
+        it("a second account through a Provider: its connection made, refreshed and put back there, its token sealed, nothing written to the stack's account", async () => {
+            emptySimulator(partnerSim);
+            await s.setConfig({
+                partnerApiUrl: partnerSim.url,
+                partnerToken: { secret: partnerSim.token },
+                partnerStoryId: OTHER_STORY,
+            });
             sim.resetRequests();
+            ok(await s.run("up"));
+            assert.deepEqual(writes(), [], "the new connection is not in the stack's account");
+            const [theirs] = partnerSim.listConnections();
+            assert.deepEqual([theirs?.name, theirs?.token], ["theirs", TOKEN], "the second account");
+            assert.equal((await s.outputs()).theirsStory, "Partner");
+            const exported = await s.pulumi(["stack", "export"]);
+            for (const secret of [TOKEN, partnerSim.token, sim.token]) {
+                assert.ok(!exported.stdout.includes(secret), "no token in plain text in stack export");
+            }
+            const provider = (await s.export(true)).deployment.resources?.find(
+                (r) => r.type === "pulumi:providers:chatbot" && r.urn.endsWith("::partner"),
+            );
+            assert.ok(isSecret(provider?.inputs?.token), "the Provider's token is secret in state");
+            assert.equal(provider?.inputs?.apiUrl, partnerSim.url);
+            ok(await s.run("preview", { expectNoChanges: true }));
+
+            // A change by hand in the second account is read through the Provider.
+            partnerSim.editConnection(theirs.id, { url: "https://changed.example.com/by-hand" });
+            sim.resetRequests();
+            const drift = await s.run("preview", { refresh: true, expectNoChanges: true });
+            assert.equal(drift.code, CHANGES_EXIT_CODE);
+            ok(await s.run("up", { refresh: true }));
+            assert.equal(partnerSim.getConnection(theirs.id)?.url, "https://theirs.example.com/hook");
+            assert.deepEqual(writes(), [], "nothing written to the stack's account");
+        });
+
+        it("lookups (getWebhookConnectionOutput, ...): by name and story, by id, through the second account's Provider, the list; failures at preview name what was looked for; the copy updated and replaced", async () => {
+            targets = addLookupTargets(sim, partnerSim);
+            await s.setConfig({ copyStoryId: STORY, legacyId: targets.legacy });
+            copy = await lookupsThroughReplacement(s, sim, partnerSim, targets);
+        });
+
+        it("destroy: nothing of the program left in ChatBot, the connection `pulumi import` adopted, the legacy webhook and the second account's included; what was only looked up stays", async () => {
+            const theirs = partnerSim.listConnections().find((c) => c.name === "theirs");
+            sim.resetRequests();
+            partnerSim.resetRequests();
             ok(await s.run("destroy"));
-            assert.equal(sim.listConnections().length, 0, "every connection is deleted, the adopted one too");
-            assert.equal(
-                sim.listConnections().length + sim.listLegacyWebhooks().length,
-                0,
-                "nothing of the program is left in ChatBot",
+            const names = (a: ChatbotSimulator) =>
+                a
+                    .listConnections()
+                    .map((c) => c.name)
+                    .sort();
+            assert.deepEqual(
+                names(sim),
+                ["Orders", "Orders", "Twin", "Twin"],
+                "every connection of the program is deleted, the adopted one and the copy too",
+            );
+            assert.ok(copy && !sim.getConnection(copy.id), "the lookups' copy is deleted");
+            assert.deepEqual(
+                sim.listLegacyWebhooks().map((w) => w.id),
+                [targets?.legacy],
+                "the program's legacy webhook is deleted; the one only looked up stays",
+            );
+            assert.deepEqual(
+                partnerSim.listConnections().map((c) => c.id),
+                [targets?.partner],
+                "the second account's connection is deleted through its Provider",
+            );
+            assert.ok(theirs, "it was there before the destroy");
+            assert.deepEqual(
+                partnerSim.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`),
+                [`DELETE /v2/integrations/webhook/${theirs.id}`],
             );
         });
     });
