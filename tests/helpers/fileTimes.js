@@ -57,14 +57,18 @@ exports.mochaHooks = {
         );
     },
     beforeAll() {
-        const run = process.env.CHATBOT_TEST_CGROUP;
+        const run =
+            process.env.CHATBOT_TEST_OWNER === String(process.ppid) ? process.env.CHATBOT_TEST_CGROUP : undefined;
         fileCgroup = run ? cpu.enter(`file-${process.pid}-${++filesSeen}`, run) : undefined;
         started = Date.now();
         cpuAtStart = cpuSeconds();
         runsAtStart = pulumiRuns();
     },
     afterAll() {
-        const out = process.env.CHATBOT_TEST_TIMES;
+        // A worker of the run that named the file (not of a mocha run a test started, which
+        // inherits the name): mocha forks its workers itself.
+        const out =
+            process.env.CHATBOT_TEST_OWNER === String(process.ppid) ? process.env.CHATBOT_TEST_TIMES : undefined;
         const files = [...new Set(this.test.parent.suites.map((s) => s.file).filter(Boolean))];
         // In a serial run the root suite holds every file: the reporter times those itself.
         if (!out || files.length !== 1) return;

@@ -81,7 +81,7 @@ class SpecWithSummary extends Mocha.reporters.Spec {
  *  the files'), its pulumi commands, and the machine's yardstick, measured now. */
 function runTotals(times) {
     const started = Number(process.env.CHATBOT_TEST_STARTED);
-    if (!started) return undefined;
+    if (!started || process.env.CHATBOT_TEST_OWNER !== String(process.pid)) return undefined;
     const wall = (Date.now() - started) / 1000;
     const run = process.env.CHATBOT_TEST_CGROUP;
     const cpu = run ? cpuAccounting.usage(run) : [...times.values()].reduce((sum, t) => sum + (t.cpu ?? 0), 0);
@@ -103,7 +103,8 @@ function clock(seconds) {
 /** The times the workers of a parallel run wrote, or undefined in a serial run. */
 function workerTimes() {
     const file = process.env.CHATBOT_TEST_TIMES;
-    if (!file || !fs.existsSync(file)) return undefined;
+    // Only the run that named the file reads it (a mocha run a test starts inherits the name).
+    if (!file || !fs.existsSync(file) || process.env.CHATBOT_TEST_OWNER !== String(process.pid)) return undefined;
     const times = new Map();
     for (const line of fs.readFileSync(file, "utf8").split("\n").filter(Boolean)) {
         const { file: f, ...figures } = JSON.parse(line);
