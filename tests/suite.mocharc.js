@@ -3,6 +3,8 @@
 // - "unit": the quick tier (`npm run test:unit`), tests/unit: no pulumi CLI, no server process;
 // - "node22": the second pass, on Node.js 22 (`npm run test:node22`): the quick tier and one file
 //   of whole programs;
+// - "reproducible": the release built twice from one commit, SHA256SUMS compared
+//   (`npm run test:reproducible`, weekly beside the kill tier), tests/reproducible;
 // - "kill": the kill tier (`npm run test:kill`, weekly: .github/workflows/kill.yml), tests/kill:
 //   every seeded kill point, both deliveries, every state backend. npm test does not run those
 //   rounds: it kills each delivery once per step of a stack's life and each shared backend once
@@ -86,6 +88,7 @@ const selections = {
     unit: testFiles("unit"),
     node22: all.filter((f) => ON_NODE_22.some((d) => f === d || f.startsWith(`${d}/`))),
     kill: testFiles("kill"),
+    reproducible: testFiles("reproducible"),
 };
 // CHATBOT_TEST_FILES=cli/a.test.ts,unit/b.test.ts: just those, with the suite's settings and its
 // reporter's figures (a file's CPU and pulumi commands), as when working on one file's cost.
@@ -93,7 +96,7 @@ const named = process.env.CHATBOT_TEST_FILES?.split(",").filter(Boolean);
 const chosen = named ?? selections[process.env.CHATBOT_TESTS ?? ""];
 if (!chosen) {
     throw new Error(
-        `CHATBOT_TESTS=${process.env.CHATBOT_TESTS}: expected unit, node22, kill, or unset for the whole suite`,
+        `CHATBOT_TESTS=${process.env.CHATBOT_TESTS}: expected unit, node22, kill, reproducible, or unset for the whole suite`,
     );
 }
 // The pass's point is its Node.js: a PATH that put another first would prove nothing.
