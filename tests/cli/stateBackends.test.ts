@@ -14,25 +14,13 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import type { ChatbotSimulator } from "pulumi-chatbot/testing";
-import { chatbotCli, killLifecycle, liveRunRefused } from "../helpers/killedRuns";
-import { declareStack, ok, OTHER_STORY, STORY, type Declared } from "../helpers/pulumi";
+import { chatbotCli, killLifecycle, liveRunRefused, matrixSimulator } from "../helpers/killedRuns";
+import { declareStack, ok, STORY, type Declared } from "../helpers/pulumi";
 import { FOLDER, POSTGRES, S3, serveFor, type Backend, type BackendServer } from "../helpers/stateBackends";
-import { emptySimulator, installedTesting } from "../helpers/support";
 
 describe("state kept where every CI runner reaches it: recover and discover", function () {
     this.timeout(900_000);
-    let sim: ChatbotSimulator;
-
-    before(async function () {
-        sim = await installedTesting().ChatbotSimulator.start({
-            stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" },
-        });
-    });
-    beforeEach(() => emptySimulator(sim));
-    after(async () => {
-        await sim?.close();
-    });
+    const simulator = matrixSimulator();
 
     for (const backend of [POSTGRES, S3]) {
         describe(`on ${backend.name}`, () => {
@@ -42,7 +30,7 @@ describe("state kept where every CI runner reaches it: recover and discover", fu
             const native = backend === S3;
 
             it(`up killed while creating (${native ? "the native plugin" : "the dynamic provider"}): the dead run's lock removed, each connection once`, async () => {
-                const report = await killLifecycle(sim, {
+                const report = await killLifecycle(simulator(), {
                     store: server().store,
                     secrets: server().secrets,
                     native,
@@ -52,7 +40,7 @@ describe("state kept where every CI runner reaches it: recover and discover", fu
             });
 
             it("a run that is still going keeps its lock: recover refuses (its pid named) and changes nothing", () =>
-                liveRunRefused(sim, server().store));
+                liveRunRefused(simulator(), server().store));
 
             discoverAcrossStacks(backend, server);
         });
@@ -71,7 +59,7 @@ describe("state kept where every CI runner reaches it: recover and discover", fu
             const made: Array<Awaited<ReturnType<typeof declareStack>>> = [];
             try {
                 for (const name of ["team-a", "team-b", "empty-c", "empty-d"]) {
-                    const s = await declareStack(sim, { stack: name, env });
+                    const s = await declareStack(simulator(), { stack: name, env });
                     made.push(s);
                     if (name.startsWith("empty")) continue;
                     const want: Declared[] = [0, 1].map((i) => ({
@@ -82,9 +70,11 @@ describe("state kept where every CI runner reaches it: recover and discover", fu
                     await s.declare(want);
                     ok(await s.stack.run("up"));
                 }
-                const held = sim.listConnections().map((c) => c.id);
+                const held = simulator()
+                    .listConnections()
+                    .map((c) => c.id);
                 assert.equal(held.length, 4);
-                const byHand = sim.addConnection({
+                const byHand = simulator().addConnection({
                     story: { id: STORY, name: "Shop" },
                     name: "made by hand",
                     url: "https://hooks.example.com/by-hand",
@@ -94,8 +84,8 @@ describe("state kept where every CI runner reaches it: recover and discover", fu
                     made[0].stack,
                     ["discover", "--all-stacks", "--json"],
                     {
-                        CHATBOT_TOKEN: sim.token,
-                        CHATBOT_API_URL: sim.url,
+                        CHATBOT_TOKEN: simulator().token,
+                        CHATBOT_API_URL: simulator().url,
                         CHATBOT_RETRY_BASE_MS: "2",
                     },
                     outside,

@@ -212,3 +212,30 @@ export async function lookupsThroughReplacement(
     assert.equal(moved?.story.id, OTHER_STORY);
     return moved;
 }
+
+/** After a walk's destroy: what was made by hand and only looked up (addLookupTargets) is all the
+ *  accounts hold; everything the program made is gone. */
+export function assertOnlyLookupTargetsLeft(
+    sim: ChatbotSimulator,
+    partnerSim: ChatbotSimulator,
+    targets: LookupAccounts,
+): void {
+    assert.deepEqual(
+        sim
+            .listConnections()
+            .map((c) => c.name)
+            .sort(),
+        ["Orders", "Orders", "Twin", "Twin"],
+        "what was made by hand and only looked up stays",
+    );
+    assert.deepEqual(
+        partnerSim.listConnections().map((c) => c.id),
+        [targets.partner],
+        "the second account keeps only the connection looked up there",
+    );
+    assert.deepEqual(
+        sim.listLegacyWebhooks().map((w) => w.id),
+        [targets.legacy],
+        "the legacy webhook looked up by id stays",
+    );
+}

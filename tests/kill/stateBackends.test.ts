@@ -10,25 +10,12 @@
  * what differs between backends is the lock and the listing of stacks, which every kill goes
  * through.
  */
-import type { ChatbotSimulator } from "pulumi-chatbot/testing";
-import { upKillMatrix } from "../helpers/killedRuns";
-import { OTHER_STORY, STORY } from "../helpers/pulumi";
+import { matrixSimulator, upKillMatrix } from "../helpers/killedRuns";
 import { POSTGRES, S3, serveFor } from "../helpers/stateBackends";
-import { emptySimulator, installedTesting } from "../helpers/support";
 
 describe("the kill matrices with the state on PostgreSQL and on S3", function () {
     this.timeout(900_000);
-    let sim: ChatbotSimulator;
-
-    before(async function () {
-        sim = await installedTesting().ChatbotSimulator.start({
-            stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" },
-        });
-    });
-    beforeEach(() => emptySimulator(sim));
-    after(async () => {
-        await sim?.close();
-    });
+    const simulator = matrixSimulator();
 
     for (const backend of [POSTGRES, S3]) {
         describe(`on ${backend.name}`, () => {
@@ -43,12 +30,12 @@ describe("the kill matrices with the state on PostgreSQL and on S3", function ()
             });
 
             it("up killed at 2 seeded moments (creates, then updates, replaces and deletes in flight), then destroy: the dead run's lock removed, each connection once", async () => {
-                const report = await upKillMatrix(sim, matrix(20261125, 2));
+                const report = await upKillMatrix(simulator(), matrix(20261125, 2));
                 console.log(`      ${report.join("\n      ")}`);
             });
 
             it("the native plugin: up killed, then destroy: recovered", async () => {
-                const report = await upKillMatrix(sim, matrix(42, 1, true));
+                const report = await upKillMatrix(simulator(), matrix(42, 1, true));
                 console.log(`      ${report.join("\n      ")}`);
             });
         });
