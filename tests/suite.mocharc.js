@@ -132,6 +132,12 @@ process.env.CHATBOT_TEST_OWNER = String(process.pid);
     } else {
         delete process.env.CHATBOT_TEST_CGROUP;
     }
+    // The machine's yardstick, measured beside the run's start (not after its end, where it would
+    // add its seconds to the wall time), in the cgroup outside the run's, so the run's CPU is its
+    // own; the reporter prints it with the totals.
+    process.env.CHATBOT_TEST_YARDSTICK = path.join(os.tmpdir(), `chatbot-test-yardstick-${process.pid}.txt`);
+    const measuring = require("../scripts/yardstick").startYardstick(process.env.CHATBOT_TEST_YARDSTICK);
+    if (measuring?.pid !== undefined && run && outer) cpu.move(measuring.pid, outer);
 }
 
 module.exports = {

@@ -43,6 +43,15 @@ function enter(name, parent = ownCgroup()) {
     }
 }
 
+/** Moves the process `pid` (and what it starts afterwards) into the cgroup `dir`. */
+function move(pid, dir) {
+    try {
+        fs.writeFileSync(path.join(dir, "cgroup.procs"), String(pid));
+    } catch {
+        // it ended already, or the cgroup is gone: its CPU stays where it was
+    }
+}
+
 /** CPU seconds used so far by every process that was in the cgroup `dir`. */
 function usage(dir) {
     return Number(fs.readFileSync(path.join(dir, "cpuacct.usage"), "utf8")) / 1e9;
@@ -81,4 +90,4 @@ function ownCpu() {
     }
 }
 
-module.exports = { ownCgroup, enter, usage, leave, ownCpu };
+module.exports = { ownCgroup, enter, move, usage, leave, ownCpu };

@@ -11,7 +11,7 @@
 const fs = require("fs");
 const path = require("path");
 const Mocha = require("mocha");
-const { yardstick } = require("../../scripts/yardstick");
+const { readYardstick } = require("../../scripts/yardstick");
 const cpuAccounting = require("./cpuAccounting");
 const { EVENT_RUN_END, EVENT_SUITE_BEGIN, EVENT_SUITE_END } = Mocha.Runner.constants;
 
@@ -78,7 +78,8 @@ class SpecWithSummary extends Mocha.reporters.Spec {
 }
 
 /** The run's wall time and CPU (the run's cgroup: every process, leftovers included; else the sum of
- *  the files'), its pulumi commands, and the machine's yardstick, measured now. */
+ *  the files'), its pulumi commands, and the machine's yardstick, measured beside the run's start
+ *  (tests/suite.mocharc.js). */
 function runTotals(times) {
     const started = Number(process.env.CHATBOT_TEST_STARTED);
     if (!started || process.env.CHATBOT_TEST_OWNER !== String(process.pid)) return undefined;
@@ -90,7 +91,7 @@ function runTotals(times) {
     return [
         `run totals: wall ${clock(wall)}, CPU ${clock(cpu)} (${run ? "every process of the run" : "the files' sum, waited-for children only"}), ` +
             `${commands} pulumi commands, ${operations} of them operations, ${times.size} files`,
-        yardstick(),
+        readYardstick(process.env.CHATBOT_TEST_YARDSTICK),
     ].join("\n");
 }
 
