@@ -14,10 +14,9 @@
  */
 import { strict as assert } from "assert";
 import { spawnSync } from "child_process";
-import * as crypto from "crypto";
 import * as fs from "fs";
 import * as path from "path";
-import { oncePerRun, runFolder } from "./oncePerRun";
+import { filesKey, oncePerRun, runFolder } from "./oncePerRun";
 
 /** The files that make the program: pom.xml, .mvn and src, sorted (target/ left out). */
 function sources(project: string): string[] {
@@ -104,13 +103,9 @@ function packageProgram(project: string): string {
 /** The jar of the Java program in `project` (a Maven project whose .mvn/maven.config names its
  *  settings: useSdkRepository), packaged by the first caller of this run for these sources. */
 export function javaJar(project: string): string {
-    const hash = crypto.createHash("sha256");
-    for (const file of sources(project)) {
-        const text = fs.readFileSync(path.join(project, file), "utf8");
-        // The local repository's folder differs per copy of a project; what it holds does not.
-        hash.update(`${file}\0${file === path.join(".mvn", "maven.config") ? "" : text}\0`);
-    }
-    return oncePerRun(`java-jar-${hash.digest("hex").slice(0, 16)}`, () => packageProgram(project));
+    // The local repository's folder differs per copy of a project; what it holds does not.
+    const key = filesKey(project, sources(project), [path.join(".mvn", "maven.config")]);
+    return oncePerRun(`java-jar-${key}`, () => packageProgram(project));
 }
 
 /** Points `project`'s Pulumi.yaml at `jar` (`runtime: java` becomes the runtime with the

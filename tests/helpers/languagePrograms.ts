@@ -13,7 +13,7 @@ import * as path from "path";
 import { promisify } from "util";
 import type * as http from "http";
 import type { ChatbotSimulator, StoredConnection } from "pulumi-chatbot/testing";
-import { oncePerRun, runFolder } from "./oncePerRun";
+import { filesKey, oncePerRun, runFolder } from "./oncePerRun";
 import { runRelease } from "./release";
 import { PACKAGE_VERSION, root } from "./support";
 import {
@@ -124,28 +124,18 @@ export async function buildGoProgram(project: string, binary: string): Promise<v
     await go(goBuildArgs(binary), project);
 }
 
-/** What goes into a Go program's build from its folder: its .go files, go.mod and go.sum (the
- *  SDK its go.mod replaces to is this checkout's, which a run does not change). */
-function goSourcesHash(project: string): string {
-    const hash = crypto.createHash("sha256");
-    const files = fs
-        .readdirSync(project)
-        .filter((f) => f.endsWith(".go") || f === "go.mod" || f === "go.sum")
-        .sort();
-    for (const file of files)
-        hash.update(`${file}\0`)
-            .update(fs.readFileSync(path.join(project, file)))
-            .update("\0");
-    return hash.digest("hex").slice(0, 16);
-}
-
 /**
  * The Go program in `project`, built as the host builds it (its flags) once per run for each
  * distinct program (a hash of its sources names it), by whichever worker asks first. Run through
  * the host's `binary` option (runGoBinary), previews and ups run it as it is: none compiles.
  */
 export function goProgramBinary(project: string): string {
-    const key = goSourcesHash(project);
+    // What goes into the build from its folder: its .go files, go.mod and go.sum (the SDK its
+    // go.mod replaces to is this checkout's, which a run does not change).
+    const key = filesKey(
+        project,
+        fs.readdirSync(project).filter((f) => f.endsWith(".go") || f === "go.mod" || f === "go.sum"),
+    );
     return oncePerRun(`go-program-${key}`, () => {
         const binary = path.join(runFolder(), `go-program-${key}`);
         const built = spawnSync("go", goBuildArgs(binary), {

@@ -5,6 +5,7 @@
  * rest. A run is the mocha command: .mocharc.js names it in CHATBOT_TEST_RUN, which the workers
  * inherit.
  */
+import * as crypto from "crypto";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -60,4 +61,16 @@ export function oncePerRun(name: string, build: () => string): string {
             fs.rmdirSync(lock);
         }
     }
+}
+
+/** A short name for what `files` of `dir` hold (their names and contents; those in `byNameOnly`
+ *  by name alone), for oncePerRun: one build per distinct program a run asks for. */
+export function filesKey(dir: string, files: string[], byNameOnly: string[] = []): string {
+    const hash = crypto.createHash("sha256");
+    for (const file of [...files].sort()) {
+        hash.update(`${file}\0`);
+        if (!byNameOnly.includes(file)) hash.update(fs.readFileSync(path.join(dir, file)));
+        hash.update("\0");
+    }
+    return hash.digest("hex").slice(0, 16);
 }
