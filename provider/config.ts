@@ -23,6 +23,13 @@ export const configKeys = {
     apiUrl: "chatbot:apiUrl",
     retryMaxElapsedMs: "chatbot:retryMaxElapsedMs",
 } as const;
+
+/** A provider setting's name: `token`, the key of its stack config `chatbot:token` and of an
+ *  explicit provider's argument. */
+export type SettingName = keyof typeof configKeys;
+
+/** Every provider setting, in `configKeys`' order: what is read, compared and keyed on. */
+export const settingNames = Object.keys(configKeys) as SettingName[];
 export const envVars = { token: "CHATBOT_TOKEN", apiUrl: "CHATBOT_API_URL" } as const;
 
 /** Environment variables that tune timeouts, retries and the in-flight limit. */
@@ -40,10 +47,12 @@ export interface ProviderConfig {
 }
 
 /** Provider settings as stack config or an explicit provider gives them (strings, as config is). */
-export interface StackSettings {
-    token?: string;
-    apiUrl?: string;
-    retryMaxElapsedMs?: string;
+export type StackSettings = { [K in SettingName]?: string };
+
+/** Every setting, each as `read` finds it from its name (`token`) and stack config key
+ *  (`chatbot:token`): where a setting is read, so none is left out. */
+export function readSettings(read: (name: SettingName, key: string) => string | undefined): StackSettings {
+    return Object.fromEntries(settingNames.map((name) => [name, read(name, configKeys[name])])) as StackSettings;
 }
 
 let fromStack: StackSettings = {};
@@ -59,17 +68,13 @@ export function configureFromStack(config: ProviderConfig): void {
             return undefined;
         }
     };
-    fromStack = {
-        token: read(configKeys.token),
-        apiUrl: read(configKeys.apiUrl),
-        retryMaxElapsedMs: read(configKeys.retryMaxElapsedMs),
-    };
+    fromStack = readSettings((_, key) => read(key));
 }
 
 /** Changes whenever anything settings are made of changes: stack config or the environment. */
 export function settingsKey(env: NodeJS.ProcessEnv = process.env): string {
     const vars = [envVars.token, envVars.apiUrl, ...Object.values(tuningEnvVars)].map((k) => env[k] ?? "");
-    return JSON.stringify([fromStack.token, fromStack.apiUrl, fromStack.retryMaxElapsedMs, ...vars]);
+    return JSON.stringify([...settingNames.map((name) => fromStack[name]), ...vars]);
 }
 
 export class SettingsError extends Error {

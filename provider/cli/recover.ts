@@ -34,7 +34,7 @@ import * as path from "path";
 import { parseArgs } from "util";
 import { ChatbotClient } from "../client/client";
 import { scrub, secretsOfUrl } from "../client/redact";
-import { resolveSettings, SettingsError } from "../config";
+import { configKeys, readSettings, resolveSettings, SettingsError } from "../config";
 import { listAll, readOne } from "../resources/lookup";
 import { differingKeys, inputKeys, isPlain, keysWhere, type AnySpec, type Plain } from "../resources/spec";
 import { asStateSecret, revealed, secretStringsIn } from "../resources/secretWrapper";
@@ -306,7 +306,7 @@ async function readState({ run, onStack }: Target, locks: Lock[] | undefined, se
         const v = config[key]?.value;
         return typeof v === "string" ? v : undefined;
     };
-    secrets.push(...[fromConfig("chatbot:token")].filter((s): s is string => s !== undefined));
+    secrets.push(...[fromConfig(configKeys.token)].filter((s): s is string => s !== undefined));
     return { exported, deployment, pending, locks, fromConfig };
 }
 
@@ -525,13 +525,12 @@ function accountOf(r: ResourceState, p: PlanInput) {
     const at = ref.lastIndexOf("::");
     const provider = p.deployment.resources?.find((x) => x.urn === ref.slice(0, at) && x.id === ref.slice(at + 2));
     const given = revealed(provider?.inputs ?? {}) as Plain;
-    const pick = (key: string) => {
-        const value = given[key];
-        return typeof value === "string" || typeof value === "number" ? String(value) : p.fromConfig(`chatbot:${key}`);
+    const pick = (name: string, key: string) => {
+        const value = given[name];
+        return typeof value === "string" || typeof value === "number" ? String(value) : p.fromConfig(key);
     };
     try {
-        const [token, apiUrl, retryMaxElapsedMs] = ["token", "apiUrl", "retryMaxElapsedMs"].map(pick);
-        return resolveSettings(p.env, { token, apiUrl, retryMaxElapsedMs });
+        return resolveSettings(p.env, readSettings(pick));
     } catch (e) {
         if (e instanceof SettingsError) throw new RecoverError(`${r.urn}: ${e.message}`);
         throw e;
