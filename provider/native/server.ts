@@ -8,7 +8,7 @@
  * SDK's `@pulumi/pulumi/provider` server (that one drops the properties of an import's Read and
  * never passes Configure's variables on):
  * - Read with an id alone (`pulumi import`) reads the resource and returns its inputs;
- * - Configure takes `chatbot:token` and `chatbot:apiUrl` from the provider's own configuration;
+ * - Configure takes every setting (`chatbot:token`, ...) from the provider's own configuration;
  * - secrets are marked by the provider (it accepts secrets: every secret field comes back
  *   wrapped), and Diff names each property and says whether it updates or replaces.
  *
@@ -24,7 +24,7 @@ import { dynamicProvider, type DynamicProvider } from "../resources/dynamicProvi
 import { asSecret, isSecretValue, markSecret, revealed } from "../resources/secretWrapper";
 import { UNKNOWN } from "../schema/validate";
 import { isPlain, keysWhere, type AnySpec, type Field, type Plain } from "../resources/spec";
-import { PACKAGE, packageSchema, token } from "./schema";
+import { PACKAGE, packageSchema, SETTINGS, token } from "./schema";
 
 const VERSION: string = (require("../../package.json") as { version: string }).version;
 
@@ -161,131 +161,152 @@ const servedFor = (req: any) => {
     }
 };
 
+/** `GetPluginInfo`: the package's version. */
+async function getPluginInfo(): Promise<unknown> {
+    return new pluginProto.PluginInfo().setVersion(VERSION);
+}
+
+/** `GetSchema`: the package schema, made from the specs. */
+async function getSchema(req: any): Promise<unknown> {
+    if (req.getVersion() !== 0) throw new Error(`schema version ${req.getVersion()} is not served (0 is)`);
+    return new proto.GetSchemaResponse().setSchema(JSON.stringify(packageSchema()));
+}
+
+/** `CheckConfig`: the provider's own configuration, with nothing to check beyond what a use of it
+ *  checks. */
+async function checkConfig(req: any): Promise<unknown> {
+    return new proto.CheckResponse().setInputs(req.getNews());
+}
+
+/** The provider's settings, as the schema declares them (`config.variables`, an explicit
+ *  provider's inputs): what `DiffConfig` compares, so a setting added there is compared too. */
+export const SETTING_NAMES = Object.keys(SETTINGS) as Array<keyof typeof SETTINGS>;
+
+/** `DiffConfig`: the settings that differ, each by name (an update of the provider). */
+async function diffConfig(req: any): Promise<unknown> {
+    const olds = unwrap(req.getOlds()).value;
+    const news = unwrap(req.getNews()).value;
+    const changed = SETTING_NAMES.filter((k) => olds[k] !== news[k]);
+    return new proto.DiffResponse()
+        .setChanges(
+            changed.length > 0 ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE,
+        )
+        .setDiffsList(changed);
+}
+
+/** `Configure`: every setting (`chatbot:token`, ...) from the provider's configuration (the
+ *  default provider's is the stack's `chatbot` config), else the environment, as the dynamic
+ *  provider. */
+async function configure(req: any): Promise<unknown> {
+    const args = unwrap(req.getArgs()).value;
+    const variables: Map<string, string> = new Map(req.getVariablesMap().entries());
+    const setting = (key: string) => {
+        const name = key.split(":")[1];
+        const given = args[name] ?? variables.get(key) ?? variables.get(`${PACKAGE}:config:${name}`);
+        if (typeof given === "number") return String(given);
+        return typeof given === "string" ? given : undefined;
+    };
+    configureFromStack({ get: setting });
+    return new proto.ConfigureResponse().setAcceptsecrets(true).setSupportspreview(false);
+}
+
+/** `Check`: validates the inputs (every limit, by property); `name` defaults to the resource's
+ *  name. */
+async function check(req: any): Promise<unknown> {
+    const served = typeOf(req);
+    const olds = unwrap(req.getOlds()).value;
+    const news = unwrap(req.getNews());
+    if (news.value.name === undefined || news.value.name === null) news.value.name = nameOf(req.getUrn());
+    const result = await served.provider.check(olds, news.value);
+    const failures = result.failures.map((f) => new proto.CheckFailure().setProperty(f.property).setReason(f.reason));
+    return new proto.CheckResponse().setInputs(struct(result.inputs, served, news.secret)).setFailuresList(failures);
+}
+
+/** How one differing property changes: added, deleted or updated, each in place or replacing. */
+function propertyDiffKind(old: unknown, desired: unknown, replaces: boolean): number {
+    const Kind = proto.PropertyDiff.Kind;
+    if (old === undefined) return replaces ? Kind.ADD_REPLACE : Kind.ADD;
+    if (desired === undefined) return replaces ? Kind.DELETE_REPLACE : Kind.DELETE;
+    return replaces ? Kind.UPDATE_REPLACE : Kind.UPDATE;
+}
+
+/** `Diff`: which properties differ, each as an update or a replacement. */
+async function diff(req: any): Promise<unknown> {
+    const { provider, replaceKeys } = typeOf(req);
+    const olds = unwrap(req.getOlds()).value;
+    const news = unwrap(req.getNews()).value;
+    const result = await provider.diff(req.getId(), olds, news);
+    const response = new proto.DiffResponse()
+        .setChanges(result.changes ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE)
+        .setReplacesList(result.replaces)
+        .setDiffsList(result.diffs)
+        .setHasdetaileddiff(true)
+        .setDeletebeforereplace(false);
+    const detailed = response.getDetaileddiffMap();
+    for (const key of result.diffs) {
+        const kind = propertyDiffKind(olds[key], news[key], replaceKeys.includes(key));
+        detailed.set(key, new proto.PropertyDiff().setKind(kind).setInputdiff(true));
+    }
+    return response;
+}
+
+/** `Create`: makes the resource; its outputs' secrets marked. */
+async function create(req: any): Promise<unknown> {
+    const served = typeOf(req);
+    const inputs = unwrap(req.getProperties());
+    const made = await served.provider.create(inputs.value);
+    return new proto.CreateResponse().setId(made.id).setProperties(struct(made.outs, served, inputs.secret));
+}
+
+/** `Read`: refresh, `.get()` and `pulumi import`. With an id alone, the inputs come from what the
+ *  API holds, so the import adopts it as it is. */
+async function read(req: any): Promise<unknown> {
+    const served = typeOf(req);
+    const props = unwrap(req.getProperties()).value;
+    const found = await served.provider.read(req.getId(), props);
+    const response = new proto.ReadResponse().setId(found.id);
+    if (found.id === "") return response;
+    return response
+        .setProperties(struct(revealed(found.props) as Plain, served))
+        .setInputs(struct(revealed(found.inputs ?? {}) as Plain, served));
+}
+
+/** `Update`: sends the whole desired state, then its outputs. */
+async function update(req: any): Promise<unknown> {
+    const served = typeOf(req);
+    const olds = unwrap(req.getOlds()).value;
+    const news = unwrap(req.getNews());
+    const { outs } = await served.provider.update(req.getId(), olds, news.value);
+    return new proto.UpdateResponse().setProperties(struct(outs, served, news.secret));
+}
+
+/** `Delete`: deletes the resource and sees it gone. */
+async function remove(req: any): Promise<unknown> {
+    const { provider } = typeOf(req);
+    await provider.delete(req.getId(), unwrap(req.getProperties()).value);
+    return new emptyProto.Empty();
+}
+
+/** `Cancel`: the engine is cancelling the run (a first Ctrl-C, a cancelled pipeline): requests
+ *  waiting out a rate limit or their turn give up now instead of holding the run for minutes. */
+async function cancel(): Promise<unknown> {
+    stopWaiting();
+    return new emptyProto.Empty();
+}
+
+/** The gRPC service: each method of the protocol, served by its function above. */
 export const service = {
-    getPluginInfo: serve(async () => new pluginProto.PluginInfo().setVersion(VERSION)),
-
-    getSchema: serve(async (req) => {
-        if (req.getVersion() !== 0) throw new Error(`schema version ${req.getVersion()} is not served (0 is)`);
-        return new proto.GetSchemaResponse().setSchema(JSON.stringify(packageSchema()));
-    }),
-
-    /** The provider's own configuration: nothing to check beyond what a use of it checks. */
-    checkConfig: serve(async (req) => {
-        return new proto.CheckResponse().setInputs(req.getNews());
-    }),
-
-    diffConfig: serve(async (req) => {
-        const olds = unwrap(req.getOlds()).value;
-        const news = unwrap(req.getNews()).value;
-        const changed = ["token", "apiUrl"].filter((k) => olds[k] !== news[k]);
-        return new proto.DiffResponse()
-            .setChanges(
-                changed.length > 0
-                    ? proto.DiffResponse.DiffChanges.DIFF_SOME
-                    : proto.DiffResponse.DiffChanges.DIFF_NONE,
-            )
-            .setDiffsList(changed);
-    }),
-
-    /** `chatbot:token`, `chatbot:apiUrl` and `chatbot:retryMaxElapsedMs` from the provider's
-     *  configuration (the default provider's is the stack's `chatbot` config), else the
-     *  environment, as the dynamic provider. */
-    configure: serve(async (req) => {
-        const args = unwrap(req.getArgs()).value;
-        const variables: Map<string, string> = new Map(req.getVariablesMap().entries());
-        const setting = (key: string) => {
-            const name = key.split(":")[1];
-            const given = args[name] ?? variables.get(key) ?? variables.get(`${PACKAGE}:config:${name}`);
-            if (typeof given === "number") return String(given);
-            return typeof given === "string" ? given : undefined;
-        };
-        configureFromStack({ get: setting });
-        return new proto.ConfigureResponse().setAcceptsecrets(true).setSupportspreview(false);
-    }),
-
-    /** Validates the inputs (every limit, by property); `name` defaults to the resource's name. */
-    check: serve(async (req) => {
-        const served = typeOf(req);
-        const olds = unwrap(req.getOlds()).value;
-        const news = unwrap(req.getNews());
-        if (news.value.name === undefined || news.value.name === null) news.value.name = nameOf(req.getUrn());
-        const result = await served.provider.check(olds, news.value);
-        const failures = result.failures.map((f) =>
-            new proto.CheckFailure().setProperty(f.property).setReason(f.reason),
-        );
-        return new proto.CheckResponse()
-            .setInputs(struct(result.inputs, served, news.secret))
-            .setFailuresList(failures);
-    }),
-
-    /** Which properties differ, each as an update or a replacement. */
-    diff: serve(async (req) => {
-        const { provider, replaceKeys } = typeOf(req);
-        const olds = unwrap(req.getOlds()).value;
-        const news = unwrap(req.getNews()).value;
-        const result = await provider.diff(req.getId(), olds, news);
-        const differing = result.diffs;
-        const response = new proto.DiffResponse()
-            .setChanges(
-                result.changes ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE,
-            )
-            .setReplacesList(result.replaces)
-            .setDiffsList(differing)
-            .setHasdetaileddiff(true)
-            .setDeletebeforereplace(false);
-        const detailed = response.getDetaileddiffMap();
-        for (const key of differing) {
-            const replaces = replaceKeys.includes(key);
-            const kind =
-                olds[key] === undefined
-                    ? replaces
-                        ? proto.PropertyDiff.Kind.ADD_REPLACE
-                        : proto.PropertyDiff.Kind.ADD
-                    : news[key] === undefined
-                      ? replaces
-                          ? proto.PropertyDiff.Kind.DELETE_REPLACE
-                          : proto.PropertyDiff.Kind.DELETE
-                      : replaces
-                        ? proto.PropertyDiff.Kind.UPDATE_REPLACE
-                        : proto.PropertyDiff.Kind.UPDATE;
-            detailed.set(key, new proto.PropertyDiff().setKind(kind).setInputdiff(true));
-        }
-        return response;
-    }),
-
-    create: serve(async (req) => {
-        const served = typeOf(req);
-        const inputs = unwrap(req.getProperties());
-        const made = await served.provider.create(inputs.value);
-        return new proto.CreateResponse().setId(made.id).setProperties(struct(made.outs, served, inputs.secret));
-    }, servedFor),
-
-    /** Refresh, `.get()` and `pulumi import`: with an id alone, the inputs come from what the API
-     *  holds, so the import adopts it as it is. */
-    read: serve(async (req) => {
-        const served = typeOf(req);
-        const props = unwrap(req.getProperties()).value;
-        const found = await served.provider.read(req.getId(), props);
-        const response = new proto.ReadResponse().setId(found.id);
-        if (found.id === "") return response;
-        return response
-            .setProperties(struct(revealed(found.props) as Plain, served))
-            .setInputs(struct(revealed(found.inputs ?? {}) as Plain, served));
-    }, servedFor),
-
-    update: serve(async (req) => {
-        const served = typeOf(req);
-        const olds = unwrap(req.getOlds()).value;
-        const news = unwrap(req.getNews());
-        const { outs } = await served.provider.update(req.getId(), olds, news.value);
-        return new proto.UpdateResponse().setProperties(struct(outs, served, news.secret));
-    }, servedFor),
-
-    delete: serve(async (req) => {
-        const { provider } = typeOf(req);
-        await provider.delete(req.getId(), unwrap(req.getProperties()).value);
-        return new emptyProto.Empty();
-    }),
+    getPluginInfo: serve(getPluginInfo),
+    getSchema: serve(getSchema),
+    checkConfig: serve(checkConfig),
+    diffConfig: serve(diffConfig),
+    configure: serve(configure),
+    check: serve(check),
+    diff: serve(diff),
+    create: serve(create, servedFor),
+    read: serve(read, servedFor),
+    update: serve(update, servedFor),
+    delete: serve(remove),
 
     /**
      * The lookup functions (`chatbot:index:getWebhookConnection`, ...): read only, at preview too,
@@ -301,12 +322,7 @@ export const service = {
         return new proto.InvokeResponse().setReturn(struct(result, found.fn.many ? undefined : found.served));
     }),
 
-    /** The engine is cancelling the run (a first Ctrl-C, a cancelled pipeline): requests waiting
-     *  out a rate limit or their turn give up now instead of holding the run for minutes. */
-    cancel: serve(async () => {
-        stopWaiting();
-        return new emptyProto.Empty();
-    }),
+    cancel: serve(cancel),
 };
 
 /** Serves on a loopback port and prints it, as the engine expects of a plugin. */
