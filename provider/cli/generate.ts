@@ -6,6 +6,7 @@
  * keys and values are returned apart, for the `--with-secrets` file only. One model, spelled in
  * TypeScript, JavaScript or PCL (which `pulumi convert` turns into the other languages).
  */
+import { token } from "../native/schema";
 import { resourceOfType } from "../resources/registry";
 import { type Field, type Plain } from "../resources/spec";
 
@@ -245,7 +246,7 @@ function pclProgram(header: string[], declarations: Declaration[], secrets: Gene
     const blocks = declarations.map((d) =>
         [
             `// ${d.comment}`,
-            `resource ${d.variable} ${hclString(`chatbot:index:${d.type}`)} {`,
+            `resource ${d.variable} ${hclString(token(d.type))} {`,
             ...[`__logicalName = ${hclString(d.resourceName)}`, ...d.inputs.flatMap(([k, v]) => property(k, v))].map(
                 (p) => `    ${p}`,
             ),
@@ -264,7 +265,7 @@ function pclProgram(header: string[], declarations: Declaration[], secrets: Gene
  * dynamic provider cannot serve.
  */
 export function importFile(declared: Declared[]): string {
-    const resources = declared.map((d) => ({ type: `chatbot:index:${d.kind}`, name: d.resourceName, id: d.id }));
+    const resources = declared.map((d) => ({ type: token(d.kind), name: d.resourceName, id: d.id }));
     return JSON.stringify({ resources }, null, 2) + "\n";
 }
 
@@ -323,7 +324,7 @@ function yamlProgram(header: string[], declarations: Declaration[], secrets: Gen
         ...declarations.flatMap((d) => [
             `  # ${d.comment}`,
             `  ${d.variable}:`,
-            `    type: chatbot:index:${d.type}`,
+            `    type: ${token(d.type)}`,
             `    name: ${str(d.resourceName)}`,
             "    properties:",
             ...d.inputs.flatMap(([k, v]) => entry(k, v, "      ")),
