@@ -5,14 +5,14 @@
  * backend's checkpoint, `{version, checkpoint: {latest: {resources}}}`, is read too.
  *
  * A resource of this package is one whose type is
- * - `pulumi-nodejs:dynamic/chatbot:WebhookConnection` (a type of ../resources/registry.ts), as
- *   the Node SDK names a dynamic resource with a module and type; any other `chatbot:<Type>`
- *   token of these types too (a future native provider's `chatbot:index:WebhookConnection`);
+ * - a token of a type of ../resources/registry.ts, as ../policy/resources.ts says exactly
+ *   (`pulumi-nodejs:dynamic/chatbot:WebhookConnection`, the dynamic provider's;
+ *   `chatbot:index:WebhookConnection`, the native plugin's);
  * - `pulumi-nodejs:dynamic:Resource` (SDKs before dynamic resources had a module and type),
  *   whose serialized provider names this package.
  * Its `id` is managed unless it is `external` (read with `.get()`, not managed).
  */
-import { resources } from "../resources/registry";
+import { specOfToken } from "../policy/resources";
 import { isPlain, type AnySpec, type Plain } from "../resources/spec";
 
 export class StackExportError extends Error {
@@ -28,12 +28,9 @@ export interface ManagedResource {
     type: string;
 }
 
-const OUR_TYPE = new RegExp(`(?:^|[:/])chatbot(?::index)?:(${resources.map((spec) => spec.type).join("|")})$`);
-
 /** The spec of a resource type of this package (the dynamic provider's or the native plugin's), else undefined. */
 export function specOfType(type: string): AnySpec | undefined {
-    const name = OUR_TYPE.exec(type)?.[1];
-    return name === undefined ? undefined : resources.find((spec) => spec.type === name);
+    return specOfToken(type);
 }
 const UNTYPED_DYNAMIC = "pulumi-nodejs:dynamic:Resource";
 
@@ -83,7 +80,7 @@ function resourcesOf(doc: unknown, source: string): unknown[] {
 }
 
 function ours(type: string, r: Plain): boolean {
-    if (OUR_TYPE.test(type)) return true;
+    if (specOfToken(type)) return true;
     if (type !== UNTYPED_DYNAMIC) return false;
     return [r.outputs, r.inputs].some((props) => isPlain(props) && mentionsPackage(props.__provider));
 }

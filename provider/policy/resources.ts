@@ -1,13 +1,14 @@
 /**
- * Which resources a policy sees are this package's, from either delivery: the dynamic provider
- * (TypeScript) and the native plugin (any language).
+ * Which resources are this package's, from either delivery: the dynamic provider (TypeScript) and
+ * the native plugin (any language). The one home of that rule: the policy pack judges by it, and
+ * the stack-export reader (../cli/stackExport.ts) counts by it.
  */
 import { token } from "../native/schema";
-import { DYNAMIC_MODULE } from "../resources/registration";
-import { resources } from "../resources/registry";
+import { resources, type ResourceType } from "../resources/registry";
+import { DYNAMIC_MODULE, type AnySpec } from "../resources/spec";
 
-/** The package's resource types a rule may look at. */
-export type ChatbotType = "WebhookConnection" | "LegacyWebhook";
+/** The package's resource types a rule may look at: every type of the registry. */
+export type ChatbotType = ResourceType;
 
 /**
  * The package's type of each token its resources have, from either delivery.
@@ -30,14 +31,25 @@ export type ChatbotType = "WebhookConnection" | "LegacyWebhook";
  *   pkg/resource/plugin/analyzer_plugin.go), and a look at the properties' shape would take any
  *   resource with a `url` for ours.
  */
-const types = new Map(
+const specs = new Map<string, AnySpec>(
     resources.flatMap((spec) => [
-        [token(spec.type), spec.type as ChatbotType],
-        [`pulumi-nodejs:dynamic/${DYNAMIC_MODULE}:${spec.type}`, spec.type as ChatbotType],
+        [token(spec.type), spec],
+        [`pulumi-nodejs:dynamic/${DYNAMIC_MODULE}:${spec.type}`, spec],
     ]),
 );
 
+/** The spec of a resource's type token, from either delivery, or undefined when it is not one of ours. */
+export function specOfToken(type: string): AnySpec | undefined {
+    return specs.get(type);
+}
+
 /** The package's type of a resource, or undefined when it is not one of ours. */
 export function chatbotType(resource: { type: string }): ChatbotType | undefined {
-    return types.get(resource.type);
+    return specOfToken(resource.type)?.type as ChatbotType | undefined;
+}
+
+/** The package's types whose resources have input `key` (a url, a token): what a rule about that
+ *  input looks at, so a resource added to the registry is judged by the rules that concern it. */
+export function typesWith(key: string): ChatbotType[] {
+    return resources.filter((spec) => key in spec.fields).map((spec) => spec.type as ChatbotType);
 }

@@ -19,7 +19,7 @@ import type {
     StackValidationPolicy,
 } from "@pulumi/policy";
 import { requireOptional } from "../optionalPackage";
-import { chatbotType, type ChatbotType } from "./resources";
+import { chatbotType, typesWith, type ChatbotType } from "./resources";
 
 /** The settings of a rule, as `--policy-pack-config` gives them (JSON Schema defaults applied). */
 type Settings = Record<string, unknown>;
@@ -91,7 +91,7 @@ export const httpsOnly: ResourceValidationPolicy = resourceRule(
             },
         },
     },
-    ["WebhookConnection", "LegacyWebhook"],
+    typesWith("url"),
     ({ label, props, settings }, report) => {
         const url = urlParts(props.url);
         if (!url) {
@@ -112,7 +112,7 @@ export const callerVerified: ResourceValidationPolicy = resourceRule(
         description: "A connection gives its backend a way to tell ChatBot from anyone else: a token or auth.",
         enforcementLevel: "advisory",
     },
-    ["WebhookConnection", "LegacyWebhook"],
+    typesWith("token"),
     ({ type, label, props }, report) => {
         // Only presence is read: the values are secrets.
         if (props.token) return;
@@ -137,7 +137,7 @@ export const allowedHosts: ResourceValidationPolicy = resourceRule(
             properties: { hosts: hostList("The hosts backends may live on; empty: the rule checks nothing.") },
         },
     },
-    ["WebhookConnection", "LegacyWebhook"],
+    typesWith("url"),
     ({ label, props, settings }, report) => {
         const hosts = strings(settings.hosts);
         // With no hosts the url is not read: an unknown one would be reported as unchecked.

@@ -20,9 +20,11 @@ import {
     type ApiLegacyListItem,
     type LegacyHeader,
     type LegacyWebhookArgs,
+    type LegacyWebhookListed,
     type LegacyWebhookOutputs,
     type SecretInputs,
 } from "./legacyWebhookSpec";
+import type { AllTrue, Same } from "../schema/fields";
 
 export * from "./legacyWebhookSpec";
 
@@ -44,6 +46,9 @@ export class LegacyWebhook extends ChatbotResource {
         super(spec, module, name, args, opts);
     }
 }
+
+/** Fails to compile when a list function's item is not what the spec's `listed` names. */
+type _ListItemMatches = AllTrue<[Same<LegacyWebhookListItem, LegacyWebhookListed>]>;
 
 // What the plugin calls for a legacy webhook: this module's exports are its dynamic provider.
 export const { configure, check, diff, create, read, update, delete: remove } = dynamicProvider(spec);

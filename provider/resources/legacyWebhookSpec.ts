@@ -107,7 +107,16 @@ const readSchema = z.object({
         .union([z.object({ date: z.string(), message: z.string() }), z.string(), z.literal(false), z.null()])
         .optional(),
 });
-const listItemSchema = z.object({ id: z.string(), name: z.string(), url: z.string() });
+/** What the list read holds (API description 2.2): id, name and url. Written once: the list
+ *  item's type and schema, and the outputs a list item holds (`listed`), are these. */
+const LISTED = { id: true, name: true, url: true } as const;
+const listItemSchema = readSchema.pick(LISTED);
+
+/** The outputs a list item holds (besides `id`). */
+const listed = ["name", "url"] as const;
+
+/** A legacy webhook as the list read shows it, as the list functions return it: what `listed` names. */
+export type LegacyWebhookListed = { id: string } & Pick<LegacyWebhookOutputs, (typeof listed)[number]>;
 
 /** Fails to compile when what is written out and what the schemas and fields say differ. */
 type _TypesMatch = AllTrue<
@@ -115,6 +124,9 @@ type _TypesMatch = AllTrue<
         Same<ApiLegacyWebhook, z.infer<typeof readSchema>>,
         Same<ApiLegacyListItem, z.infer<typeof listItemSchema>>,
         Same<SecretInputs, SecretKeys<typeof fields>>,
+        // A list item's outputs are its fields the list read holds, under the same names.
+        Same<ApiLegacyListItem, Pick<ApiLegacyWebhook, keyof typeof LISTED>>,
+        Same<"id" | (typeof listed)[number], keyof typeof LISTED>,
     ]
 >;
 
@@ -122,7 +134,13 @@ type _TypesMatch = AllTrue<
 // The spec
 
 /** Also read by the registry (./registry.ts), the get functions and `pulumi-chatbot discover`. */
-export const spec: ResourceSpec<LegacyWebhookInputs, LegacyWebhookOutputs, ApiLegacyWebhook, ApiLegacyListItem> = {
+export const spec: ResourceSpec<
+    LegacyWebhookInputs,
+    LegacyWebhookOutputs,
+    ApiLegacyWebhook,
+    ApiLegacyListItem,
+    "LegacyWebhook"
+> = {
     type: "LegacyWebhook",
     noun: "legacy webhook",
     path: "/webhooks",
@@ -136,8 +154,7 @@ export const spec: ResourceSpec<LegacyWebhookInputs, LegacyWebhookOutputs, ApiLe
         lastError: typeof w.error === "string" ? w.error : w.error ? w.error.message : null,
         lastErrorAt: w.error && typeof w.error === "object" ? w.error.date : null,
     }),
-    // The list read has id, name and url (API description 2.2).
-    listed: ["name", "url"],
+    listed,
     blankOutputs: () => ({ lastError: null, lastErrorAt: null }),
     // Each write answers 200 "success", with the webhook's id (API description, 4.2).
     envelopes: {

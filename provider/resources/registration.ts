@@ -5,7 +5,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as path from "path";
 import type { DynamicProvider } from "./dynamicProvider";
-import { ADOPT_KEY, inputKeys as inputKeysOf, keysWhere, unsetProperties, type AnySpec } from "./spec";
+import { ADOPT_KEY, DYNAMIC_MODULE, inputKeys as inputKeysOf, keysWhere, unsetProperties, type AnySpec } from "./spec";
 
 /**
  * The provider object for a resource module: the module's own exports. Installed under
@@ -29,12 +29,6 @@ function providerModule(mod: ResourceModule): pulumi.dynamic.ResourceProvider {
         delete: (id, props) => impl().delete(id, props),
     };
 }
-
-/**
- * The module every resource class gives `pulumi.dynamic.Resource`: the SDK makes the resource's
- * type token `pulumi-nodejs:dynamic/chatbot:<Type>` from it (what a policy pack sees: ../policy).
- */
-export const DYNAMIC_MODULE = "chatbot";
 
 /** The module a resource's class is declared in: its exports are the dynamic provider. */
 export interface ResourceModule {

@@ -75,9 +75,10 @@ export type Fields<I> = {
     };
 };
 
-export interface ResourceSpec<Inputs extends Plain, Outputs extends Plain, Read, Listed> {
-    /** The Pulumi type's name: `chatbot:<type>` is registered. */
-    type: string;
+export interface ResourceSpec<Inputs extends Plain, Outputs extends Plain, Read, Listed, Type extends string = string> {
+    /** The Pulumi type's name: `chatbot:<type>` is registered. Kept literal in the registry, so
+     *  the package's type names (../policy, the tests' programs) are a union made from it. */
+    type: Type;
     /** What messages call one: `webhook connection`. */
     noun: string;
     /** The API's collection; one resource is at `${path}/${id}`. */
@@ -156,6 +157,13 @@ const fieldsOf = (spec: WithFields) => spec.fields as Record<string, Field<unkno
 
 /** The input every resource has besides its fields: an existing resource to adopt on create. */
 export const ADOPT_KEY = "adoptId";
+
+/**
+ * The module every resource class gives `pulumi.dynamic.Resource` (./registration.ts): the SDK
+ * makes the resource's type token `pulumi-nodejs:dynamic/chatbot:<Type>` from it (what a policy
+ * pack and a stack export see: ../policy/resources.ts). Here, where no @pulumi/pulumi is loaded.
+ */
+export const DYNAMIC_MODULE = "chatbot";
 
 /** The input names of `spec`, in table order. */
 export function inputKeys(spec: WithFields): string[] {

@@ -22,8 +22,10 @@ import {
     type BasicAuth,
     type SecretInputs,
     type WebhookConnectionArgs,
+    type WebhookConnectionListed,
     type WebhookConnectionOutputs,
 } from "./webhookConnectionSpec";
+import type { AllTrue, Same } from "../schema/fields";
 
 export * from "./webhookConnectionSpec";
 
@@ -48,6 +50,10 @@ export class WebhookConnection extends ChatbotResource {
         super(spec, module, name, args, opts);
     }
 }
+
+/** Fails to compile when a list function's item is not what the spec's `listed` names (the list
+ *  read leaves out what ./webhookConnectionSpec.ts says, once). */
+type _ListItemMatches = AllTrue<[Same<WebhookConnectionListItem, WebhookConnectionListed>]>;
 
 // ---------------------------------------------------------------------------------------------
 // What the plugin calls for a webhook connection: this module's exports are its dynamic provider.

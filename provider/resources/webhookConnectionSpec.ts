@@ -93,8 +93,13 @@ export interface ApiConnection {
     updatedAt: string;
 }
 
+/** What the list read leaves out (API description 2.1): the secret fields. Written once: the
+ *  list item's type and schema, and the outputs a list item holds (`listed`), are what is left. */
+const UNLISTED = { token: true, headers: true, auth: true } as const;
+type Unlisted = keyof typeof UNLISTED;
+
 /** An item of the list read: no token, headers or auth. */
-export type ApiConnectionListItem = Omit<ApiConnection, "token" | "headers" | "auth">;
+export type ApiConnectionListItem = Omit<ApiConnection, Unlisted>;
 
 const readSchema = z.object({
     id: z.string(),
@@ -108,7 +113,13 @@ const readSchema = z.object({
     createdAt: z.string(),
     updatedAt: z.string(),
 });
-const listItemSchema = readSchema.omit({ token: true, headers: true, auth: true });
+const listItemSchema = readSchema.omit(UNLISTED);
+
+/** The outputs a list item holds (besides `id`), in the order the list functions show them. */
+const listed = ["storyId", "story", "name", "url", "lastError", "createdAt", "updatedAt"] as const;
+
+/** A connection as the list read shows it, as the list functions return it: what `listed` names. */
+export type WebhookConnectionListed = { id: string } & Pick<WebhookConnectionOutputs, (typeof listed)[number]>;
 
 /** Fails to compile when what is written out and what the schemas and fields say differ. */
 type _TypesMatch = AllTrue<
@@ -116,6 +127,8 @@ type _TypesMatch = AllTrue<
         Same<ApiConnection, z.infer<typeof readSchema>>,
         Same<ApiConnectionListItem, z.infer<typeof listItemSchema>>,
         Same<SecretInputs, SecretKeys<typeof fields>>,
+        // Every output but what the list read leaves out: `listed` misses none and adds none.
+        Same<(typeof listed)[number], Exclude<keyof WebhookConnectionOutputs, Unlisted>>,
     ]
 >;
 
@@ -127,7 +140,8 @@ export const spec: ResourceSpec<
     WebhookConnectionInputs,
     WebhookConnectionOutputs,
     ApiConnection,
-    ApiConnectionListItem
+    ApiConnectionListItem,
+    "WebhookConnection"
 > = {
     type: "WebhookConnection",
     noun: "webhook connection",
@@ -150,8 +164,7 @@ export const spec: ResourceSpec<
         createdAt: c.createdAt,
         updatedAt: c.updatedAt,
     }),
-    // The list read has every field but the secret ones (API description 2.1).
-    listed: ["storyId", "story", "name", "url", "lastError", "createdAt", "updatedAt"],
+    listed,
     narrowBy: {
         arg: "storyId",
         description: "Only connections of this story (its 24-character id): names repeat across stories.",

@@ -6,6 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
+import type { ResourceType } from "../../provider/resources/registry";
 import { PulumiStack, tempProject, jsProjectYaml, type ConfigValue } from "../../scripts/pulumiStack";
 import { PLUGIN_YAML } from "./languagePrograms";
 
@@ -39,7 +40,7 @@ export const LEGACY_TYPE = "pulumi-nodejs:dynamic/chatbot:LegacyWebhook";
 /** A resource of tests/programs/declare.js. */
 export interface Declared {
     /** "Provider": the native plugin's explicit provider (with `native`), named by `options.provider`. */
-    kind: "WebhookConnection" | "LegacyWebhook" | "Provider";
+    kind: ResourceType | "Provider";
     name: string;
     args?: Record<string, unknown>;
     options?: Record<string, unknown>;
