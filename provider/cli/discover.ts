@@ -72,31 +72,43 @@ Options:
 Exit codes: 0 done, 1 unmanaged connections found with --check, 2 failed.
 `;
 
+/** A refusal or failure of the command: its message is printed, and it exits 2. */
+class DiscoverFailed extends Error {}
+
+const OPTIONS = {
+    "api-url": { type: "string" },
+    "stack-export": { type: "string", multiple: true },
+    "all-stacks": { type: "boolean" },
+    out: { type: "string" },
+    language: { type: "string" },
+    native: { type: "boolean" },
+    "import-file": { type: "string" },
+    "with-secrets": { type: "string" },
+    json: { type: "boolean" },
+    check: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
+
+/** What the options ask for, once they are known to go together. */
+interface Wanted {
+    values: Values;
+    /** `typescript` or `javascript`, when the program is one file. */
+    language: string;
+    /** python, go, java, yaml: the program is a project folder. */
+    inFolder: ProjectLanguage | undefined;
+    native: boolean;
+}
+
 export async function discover(argv: string[], io: Io): Promise<number> {
     const fail = (message: string) => {
         io.stderr(`pulumi-chatbot discover: ${message}\n`);
         return EXIT.failed;
     };
-    let values;
+    let values: Values;
     try {
-        ({ values } = parseArgs({
-            args: argv,
-            strict: true,
-            allowPositionals: false,
-            options: {
-                "api-url": { type: "string" },
-                "stack-export": { type: "string", multiple: true },
-                "all-stacks": { type: "boolean" },
-                out: { type: "string" },
-                language: { type: "string" },
-                native: { type: "boolean" },
-                "import-file": { type: "string" },
-                "with-secrets": { type: "string" },
-                json: { type: "boolean" },
-                check: { type: "boolean" },
-                help: { type: "boolean", short: "h" },
-            },
-        }));
+        ({ values } = parseArgs({ args: argv, strict: true, allowPositionals: false, options: OPTIONS }));
     } catch (e) {
         return fail(`${e instanceof Error ? e.message : String(e)}\n\n${DISCOVER_USAGE}`);
     }
@@ -104,30 +116,53 @@ export async function discover(argv: string[], io: Io): Promise<number> {
         io.stdout(DISCOVER_USAGE);
         return EXIT.ok;
     }
+    let client: ChatbotClient | undefined;
+    try {
+        const wanted = checkOptions(values);
+        // The stacks' exports first: a bad file fails before any request.
+        const managed = managedInExports(values["stack-export"] ?? [], io);
+        if (values["all-stacks"]) await addManagedOfAllStacks(managed, io);
+        const made = commandClient(io.env, values["api-url"]);
+        if (!(made instanceof ChatbotClient)) throw new DiscoverFailed(made.error);
+        client = made;
+        const found = await readInFull(client, await unmanaged(client, managed, io), io);
+        await writeWhatWasFound(wanted, client, found, managed, io);
+        return values.check && found.length > 0 ? EXIT.unmanaged : EXIT.ok;
+    } catch (e) {
+        return fail(failureMessage(e, client));
+    }
+}
+
+/** The options that go together, or a DiscoverFailed saying which do not. */
+function checkOptions(values: Values): Wanted {
     const language = values.language ?? "typescript";
-    // python, go, java, yaml: the program is a project folder.
     const inFolder = (PROJECT_LANGUAGES as readonly string[]).includes(language)
         ? (language as ProjectLanguage)
         : undefined;
     if (language !== "typescript" && language !== "javascript" && !inFolder) {
-        return fail(
+        throw new DiscoverFailed(
             `--language must be typescript, javascript, ${PROJECT_LANGUAGES.join(", ")}, not ${JSON.stringify(values.language)}.`,
         );
     }
     // Every language but TypeScript and JavaScript declares the native plugin's resources.
     const native = values.native || inFolder !== undefined;
     if (values["import-file"] !== undefined && !native) {
-        return fail(
+        throw new DiscoverFailed(
             "--import-file needs --native: `pulumi import` cannot adopt a dynamic resource (the plugin is asked to read with the id alone).",
         );
     }
     if (inFolder && values.out === undefined) {
-        return fail(`--language ${inFolder} needs --out DIR: the program is a project folder.`);
+        throw new DiscoverFailed(`--language ${inFolder} needs --out DIR: the program is a project folder.`);
     }
     const exportFiles = values["stack-export"] ?? [];
-    if (exportFiles.filter((f) => f === "-").length > 1) return fail("--stack-export - (stdin) can be given once.");
+    if (exportFiles.filter((f) => f === "-").length > 1) {
+        throw new DiscoverFailed("--stack-export - (stdin) can be given once.");
+    }
+    return { values, language, inFolder, native };
+}
 
-    // The stacks' exports first: a bad file fails before any request.
+/** The ids the given stack exports manage. */
+function managedInExports(exportFiles: string[], io: Io): Set<string> {
     const managed = new Set<string>();
     for (const file of exportFiles) {
         const source = file === "-" ? "standard input (--stack-export -)" : file;
@@ -135,108 +170,112 @@ export async function discover(argv: string[], io: Io): Promise<number> {
         try {
             text = file === "-" ? io.readStdin() : fs.readFileSync(file, "utf8");
         } catch (e) {
-            return fail(`cannot read the stack export ${source}: ${(e as NodeJS.ErrnoException).code ?? String(e)}.`);
+            const code = (e as NodeJS.ErrnoException).code ?? String(e);
+            throw new DiscoverFailed(`cannot read the stack export ${source}: ${code}.`);
         }
-        try {
-            for (const r of managedResources(text, source)) managed.add(r.id);
-        } catch (e) {
-            if (e instanceof StackExportError) return fail(e.message);
-            throw e;
-        }
+        for (const r of managedResources(text, source)) managed.add(r.id);
     }
+    return managed;
+}
 
-    if (values["all-stacks"]) {
-        const read = checkedRun(io.pulumi, secretsOfUrl(io.env.PULUMI_BACKEND_URL ?? ""));
-        try {
-            for (const id of await idsOfStacks(read, io.env)) managed.add(id);
-        } catch (e) {
-            if (e instanceof StackExportError || e instanceof PulumiFailed) return fail(e.message);
-            throw e;
-        }
-    }
+/** `--all-stacks`: the ids every stack of the backend manages, read through the pulumi CLI. */
+async function addManagedOfAllStacks(managed: Set<string>, io: Io): Promise<void> {
+    const read = checkedRun(io.pulumi, secretsOfUrl(io.env.PULUMI_BACKEND_URL ?? ""));
+    for (const id of await idsOfStacks(read, io.env)) managed.add(id);
+}
 
-    const client = commandClient(io.env, values["api-url"]);
-    if (!(client instanceof ChatbotClient)) return fail(client.error);
+/** Every resource of the account no given stack manages, from the list reads; says how many. */
+async function unmanaged(client: ChatbotClient, managed: Set<string>, io: Io): Promise<Unmanaged[]> {
+    const listed = await Promise.all(resources.map((spec) => listAll(client, spec)));
+    const all = resources.flatMap((spec, i) =>
+        (listed[i] as Array<{ id: string; name: string }>).map((item) => ({ spec, id: item.id, name: item.name })),
+    );
+    const todo = all.filter((x) => !managed.has(x.id));
+    const counts = resources.map((spec, i) => plural(listed[i].length, spec.noun)).join(" and ");
+    io.stderr(
+        `discover: ${counts} at ${client.apiUrl}; ` +
+            `${all.length - todo.length} managed by the given stacks, ${todo.length} not.\n`,
+    );
+    return todo;
+}
 
-    try {
-        const listed = await Promise.all(resources.map((spec) => listAll(client, spec)));
-        const all = resources.flatMap((spec, i) =>
-            (listed[i] as Array<{ id: string; name: string }>).map((item) => ({ spec, id: item.id, name: item.name })),
-        );
-        const todo = all.filter((x) => !managed.has(x.id));
-        const counts = resources.map((spec, i) => plural(listed[i].length, spec.noun)).join(" and ");
-        io.stderr(
-            `discover: ${counts} at ${client.apiUrl}; ` +
-                `${all.length - todo.length} managed by the given stacks, ${todo.length} not.\n`,
-        );
-        const progress = new Progress(todo.length, io);
-        // Concurrent within the client's in-flight limit, each read with the client's retries.
-        const read = await Promise.all(
-            todo.map(async (x): Promise<Found | undefined> => {
-                const label = `${JSON.stringify(x.name)} (${x.id})`;
-                const outputs = await readOne(client, x.spec, x.id, label);
-                progress.tick();
-                if (!outputs) {
-                    io.stderr(`discover: ${label} was deleted while being read; left out.\n`);
-                    return undefined;
-                }
-                return { kind: x.spec.type, id: x.id, outputs } as Found;
-            }),
-        );
-        const found = read.filter((f): f is Found => f !== undefined);
-        const generated = inFolder
-            ? await writeProject(checkedRun(io.pulumi, []), found, client.apiUrl, inFolder, values.out as string)
-            : generateProgram(
-                  found,
-                  language as "typescript" | "javascript",
-                  client.apiUrl,
-                  native ? "native" : "dynamic",
-              );
-        // A project folder is written by now.
-        if (!inFolder && values.out !== undefined) fs.writeFileSync(values.out, generated.program);
-        else if (!inFolder && !values.json) io.stdout(generated.program);
-        if (values["with-secrets"] !== undefined)
-            writePrivate(values["with-secrets"], secretCommands(generated.secrets));
-        if (values["import-file"] !== undefined)
-            fs.writeFileSync(values["import-file"], importFile(generated.declared));
-        if (values.json) {
-            const summary = {
-                apiUrl: client.apiUrl,
-                managed: [...managed].sort(),
-                unmanaged: generated.declared,
-            };
-            io.stdout(JSON.stringify(summary, null, 2) + "\n");
-        }
-        if (values.out !== undefined) {
-            io.stderr(`discover: wrote a program for ${found.length} to ${values.out}.\n`);
-            // A converted program may not keep the header comment: the keys are said here too.
-            if (inFolder && generated.secrets.length > 0) {
-                io.stderr(
-                    `discover: set its secrets in its stack first:\n${generated.secrets.map((s) => `  pulumi config set --secret ${s.key} <value>\n`).join("")}`,
-                );
+interface Unmanaged {
+    spec: (typeof resources)[number];
+    id: string;
+    name: string;
+}
+
+/** Each one read in full (concurrent within the client's in-flight limit, each read with the
+ *  client's retries); one deleted meanwhile is left out, saying so. */
+async function readInFull(client: ChatbotClient, todo: Unmanaged[], io: Io): Promise<Found[]> {
+    const progress = new Progress(todo.length, io);
+    const read = await Promise.all(
+        todo.map(async (x): Promise<Found | undefined> => {
+            const label = `${JSON.stringify(x.name)} (${x.id})`;
+            const outputs = await readOne(client, x.spec, x.id, label);
+            progress.tick();
+            if (!outputs) {
+                io.stderr(`discover: ${label} was deleted while being read; left out.\n`);
+                return undefined;
             }
-        }
-        if (values["with-secrets"] !== undefined) {
-            io.stderr(
-                `discover: wrote ${generated.secrets.length} \`pulumi config set --secret\` command${generated.secrets.length === 1 ? "" : "s"} to ${values["with-secrets"]} (mode 0600).\n`,
-            );
-        }
-        return values.check && found.length > 0 ? EXIT.unmanaged : EXIT.ok;
-    } catch (e) {
-        if (e instanceof AuthenticationError) {
-            return fail(
-                `the ChatBot API at ${client.apiUrl} rejected the developer access token (HTTP 401). Set a valid one in ${envVars.token}.`,
-            );
-        }
-        if (e instanceof ConnectionError && e.reason === "unreachable") {
-            return fail(`cannot reach the ChatBot API: ${e.message} Check ${envVars.apiUrl} or --api-url.`);
-        }
-        if (e instanceof ChatbotApiError || e instanceof PulumiFailed) return fail(e.message);
-        const code = (e as NodeJS.ErrnoException)?.code;
-        if (typeof code === "string")
-            return fail(`cannot write: ${code} ${(e as NodeJS.ErrnoException).path ?? ""}`.trim());
-        throw e;
+            return { kind: x.spec.type, id: x.id, outputs } as Found;
+        }),
+    );
+    return read.filter((f): f is Found => f !== undefined);
+}
+
+/** The program (a file, standard output, or a project folder), the secrets' and import files,
+ *  the `--json` summary, and what was written, on stderr. */
+async function writeWhatWasFound(
+    { values, language, inFolder, native }: Wanted,
+    client: ChatbotClient,
+    found: Found[],
+    managed: Set<string>,
+    io: Io,
+): Promise<void> {
+    const generated = inFolder
+        ? await writeProject(checkedRun(io.pulumi, []), found, client.apiUrl, inFolder, values.out as string)
+        : generateProgram(found, language as "typescript" | "javascript", client.apiUrl, native ? "native" : "dynamic");
+    // A project folder is written by now.
+    if (!inFolder && values.out !== undefined) fs.writeFileSync(values.out, generated.program);
+    else if (!inFolder && !values.json) io.stdout(generated.program);
+    if (values["with-secrets"] !== undefined) writePrivate(values["with-secrets"], secretCommands(generated.secrets));
+    if (values["import-file"] !== undefined) fs.writeFileSync(values["import-file"], importFile(generated.declared));
+    if (values.json) {
+        const summary = { apiUrl: client.apiUrl, managed: [...managed].sort(), unmanaged: generated.declared };
+        io.stdout(JSON.stringify(summary, null, 2) + "\n");
     }
+    if (values.out !== undefined) {
+        io.stderr(`discover: wrote a program for ${found.length} to ${values.out}.\n`);
+        // A converted program may not keep the header comment: the keys are said here too.
+        if (inFolder && generated.secrets.length > 0) {
+            io.stderr(
+                `discover: set its secrets in its stack first:\n${generated.secrets.map((s) => `  pulumi config set --secret ${s.key} <value>\n`).join("")}`,
+            );
+        }
+    }
+    if (values["with-secrets"] !== undefined) {
+        io.stderr(
+            `discover: wrote ${generated.secrets.length} \`pulumi config set --secret\` command${generated.secrets.length === 1 ? "" : "s"} to ${values["with-secrets"]} (mode 0600).\n`,
+        );
+    }
+}
+
+/** What the command says of a failure (`client`: once there is one); anything else is a bug, thrown. */
+function failureMessage(e: unknown, client: ChatbotClient | undefined): string {
+    if (e instanceof DiscoverFailed || e instanceof StackExportError || e instanceof PulumiFailed) return e.message;
+    if (client && e instanceof AuthenticationError) {
+        return `the ChatBot API at ${client.apiUrl} rejected the developer access token (HTTP 401). Set a valid one in ${envVars.token}.`;
+    }
+    if (e instanceof ConnectionError && e.reason === "unreachable") {
+        return `cannot reach the ChatBot API: ${e.message} Check ${envVars.apiUrl} or --api-url.`;
+    }
+    if (e instanceof ChatbotApiError) return e.message;
+    const code = (e as NodeJS.ErrnoException)?.code;
+    if (client && typeof code === "string") {
+        return `cannot write: ${code} ${(e as NodeJS.ErrnoException).path ?? ""}`.trim();
+    }
+    throw e;
 }
 
 /** `1 webhook connection`, `3 legacy webhooks` */
