@@ -121,12 +121,21 @@ export function parseJson(text: string): Body {
     }
 }
 
-/** The shared flow; the adapters pass their runtime's context through to your function. */
-export function createCallHandler<Context>(
-    fn: WebhookFunctionOf<Context>,
-    options: WebhookHandlerOptions,
-): (call: IncomingCall, context: Context) => Promise<Answer | undefined> {
-    const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+/** The options, with their defaults, as each step of a call reads them. */
+interface Handling {
+    options: WebhookHandlerOptions;
+    maxBodyBytes: number;
+    /** The token the query must carry, as given when the handler was made. */
+    token: string | undefined;
+    onSlow: (durationMs: number) => void;
+    requiredHeaders: Array<{ name: string; value: string }>;
+    /** Refuses the call (4xx), telling the caller why. */
+    reject(problem: WebhookProblem, extra?: Record<string, string>): Answer;
+    /** Answers 500: the fault is on your side. */
+    fail(problem: WebhookProblem): Answer;
+}
+
+function handlingOf(options: WebhookHandlerOptions): Handling {
     const logger = options.logger ?? console;
     const onError =
         options.onError ??
@@ -141,106 +150,155 @@ export function createCallHandler<Context>(
                 `${LOG_PREFIX} answered after ${ms} ms, over ChatBot's limit of ${webhookLimits.callTimeoutMs} ms: ` +
                     "ChatBot has already failed this call, so the answer was not used",
             ));
-    const requiredHeaders = Object.entries(options.headers ?? {}).map(([name, value]) => ({
-        name: name.toLowerCase(),
-        value,
-    }));
-    const token = options.token;
-
-    const reject = (problem: WebhookProblem, extra: Record<string, string> = {}): Answer => {
-        onReject(problem);
-        const body = problem.failures
-            ? { error: problem.message, failures: problem.failures.map((f) => f.reason) }
-            : { error: problem.message };
-        return json(problem.status, body, extra);
+    return {
+        options,
+        maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+        token: options.token,
+        onSlow,
+        requiredHeaders: Object.entries(options.headers ?? {}).map(([name, value]) => ({
+            name: name.toLowerCase(),
+            value,
+        })),
+        reject(problem, extra = {}) {
+            onReject(problem);
+            const body = problem.failures
+                ? { error: problem.message, failures: problem.failures.map((f) => f.reason) }
+                : { error: problem.message };
+            return json(problem.status, body, extra);
+        },
+        fail(problem) {
+            onError(problem);
+            // The caller learns only that it failed: the details are for your logs.
+            return json(500, { error: "internal error" });
+        },
     };
-    const fail = (problem: WebhookProblem): Answer => {
-        onError(problem);
-        // The caller learns only that it failed: the details are for your logs.
-        return json(500, { error: "internal error" });
+}
+
+/**
+ * ChatBot's verification request: GET <url>?challenge=<random>&token=<token>, answered 200 with
+ * the challenge as the body, and 401 when the token is wrong (help center, "Verification
+ * request"; ChatBotCom/nodejs-webhook-example, index.js). Only the token is checked: neither
+ * source says the request carries the connection's auth or headers.
+ */
+async function answerVerification(h: Handling, query: URLSearchParams): Promise<Answer> {
+    const { token } = h;
+    if (token !== undefined && !(await sameSecret(query.get("token") ?? undefined, token))) {
+        return h.reject({ status: 401, message: "unauthorized: verification request with a missing or wrong token" });
+    }
+    return {
+        status: 200,
+        headers: {
+            "content-type": "text/plain; charset=utf-8",
+            "x-content-type-options": "nosniff",
+            "cache-control": "no-store",
+        },
+        body: query.get("challenge") ?? "",
     };
+}
 
-    async function answer(call: IncomingCall, context: Context): Promise<Answer | undefined> {
-        const query = call.url.searchParams;
-        // ChatBot's verification request: GET <url>?challenge=<random>&token=<token>, answered 200
-        // with the challenge as the body, and 401 when the token is wrong (help center,
-        // "Verification request"; ChatBotCom/nodejs-webhook-example, index.js). Only the token is
-        // checked: neither source says the request carries the connection's auth or headers.
-        if (call.method === "GET" && query.has("challenge")) {
-            if (token !== undefined && !(await sameSecret(query.get("token") ?? undefined, token))) {
-                return reject({
-                    status: 401,
-                    message: "unauthorized: verification request with a missing or wrong token",
-                });
-            }
-            return {
-                status: 200,
-                headers: {
-                    "content-type": "text/plain; charset=utf-8",
-                    "x-content-type-options": "nosniff",
-                    "cache-control": "no-store",
-                },
-                body: query.get("challenge") ?? "",
-            };
-        }
-        if (call.method !== "POST") {
-            return reject({ status: 405, message: "method not allowed: use POST" }, { allow: "POST" });
-        }
-        if (token !== undefined && !(await sameSecret(query.get("token") ?? undefined, token))) {
-            return reject({ status: 401, message: "unauthorized: token query parameter missing or wrong" });
-        }
-        if (options.auth && !(await basicAuthMatches(call.header("authorization"), options.auth))) {
-            return reject(
-                { status: 401, message: "unauthorized: basic authorization missing or wrong" },
-                { "www-authenticate": 'Basic realm="webhook", charset="UTF-8"' },
-            );
-        }
-        for (const h of requiredHeaders) {
-            if (!(await sameSecret(call.header(h.name), h.value))) {
-                // The header's name helps whoever configures the connection; its value stays out.
-                return reject({ status: 401, message: `unauthorized: header ${h.name} missing or wrong` });
-            }
-        }
-
-        const body = await call.readBody(maxBodyBytes);
-        if (body.kind === "aborted") return undefined;
-        if (body.kind === "tooLarge") {
-            return reject({ status: 413, message: `request body larger than ${maxBodyBytes} bytes` });
-        }
-        if (body.kind === "notJson") return reject({ status: 400, message: "request body is not valid JSON" });
-
-        const request = validate(webhookRequestSchema, body.value);
-        if (!request.ok) {
-            return reject({ status: 400, message: "invalid webhook request", failures: request.failures });
-        }
-
-        let result: unknown;
-        try {
-            result = await fn(request.value, context);
-        } catch (error) {
-            return fail({ status: 500, message: "the webhook function threw", error });
-        }
-        const response = validate(webhookResponseSchema, result);
-        if (!response.ok) {
-            return fail({
-                status: 500,
-                message: `the webhook function returned a response ChatBot would reject: ${describeFailures(response.failures)}`,
-                failures: response.failures,
-            });
-        }
-        try {
-            return { status: 200, headers: { ...JSON_HEADERS }, body: JSON.stringify(response.value) };
-        } catch (error) {
-            // e.g. a BigInt or a cycle inside `attributes`
-            return fail({ status: 500, message: "the webhook response could not be written as JSON", error });
+/** The refusal of a call whose token, basic authorization or required headers are missing or
+ *  wrong; undefined when all are as configured. */
+async function refusedCredentials(h: Handling, call: IncomingCall): Promise<Answer | undefined> {
+    const { token } = h;
+    const { auth } = h.options;
+    if (token !== undefined && !(await sameSecret(call.url.searchParams.get("token") ?? undefined, token))) {
+        return h.reject({ status: 401, message: "unauthorized: token query parameter missing or wrong" });
+    }
+    if (auth && !(await basicAuthMatches(call.header("authorization"), auth))) {
+        return h.reject(
+            { status: 401, message: "unauthorized: basic authorization missing or wrong" },
+            { "www-authenticate": 'Basic realm="webhook", charset="UTF-8"' },
+        );
+    }
+    for (const header of h.requiredHeaders) {
+        if (!(await sameSecret(call.header(header.name), header.value))) {
+            // The header's name helps whoever configures the connection; its value stays out.
+            return h.reject({ status: 401, message: `unauthorized: header ${header.name} missing or wrong` });
         }
     }
+    return undefined;
+}
 
+/** The call's body as a valid webhook request, or the answer that refuses it (undefined: the
+ *  caller went away). */
+async function readRequest(
+    h: Handling,
+    call: IncomingCall,
+): Promise<{ request: WebhookRequest } | { answer: Answer | undefined }> {
+    const body = await call.readBody(h.maxBodyBytes);
+    if (body.kind === "aborted") return { answer: undefined };
+    if (body.kind === "tooLarge") {
+        return { answer: h.reject({ status: 413, message: `request body larger than ${h.maxBodyBytes} bytes` }) };
+    }
+    if (body.kind === "notJson")
+        return { answer: h.reject({ status: 400, message: "request body is not valid JSON" }) };
+    const request = validate(webhookRequestSchema, body.value);
+    if (!request.ok) {
+        return { answer: h.reject({ status: 400, message: "invalid webhook request", failures: request.failures }) };
+    }
+    return { request: request.value };
+}
+
+/** Your function's answer, checked against what ChatBot accepts and written as JSON. */
+async function runFunction<Context>(
+    h: Handling,
+    fn: WebhookFunctionOf<Context>,
+    request: WebhookRequest,
+    context: Context,
+): Promise<Answer> {
+    let result: unknown;
+    try {
+        result = await fn(request, context);
+    } catch (error) {
+        return h.fail({ status: 500, message: "the webhook function threw", error });
+    }
+    const response = validate(webhookResponseSchema, result);
+    if (!response.ok) {
+        return h.fail({
+            status: 500,
+            message: `the webhook function returned a response ChatBot would reject: ${describeFailures(response.failures)}`,
+            failures: response.failures,
+        });
+    }
+    try {
+        return { status: 200, headers: { ...JSON_HEADERS }, body: JSON.stringify(response.value) };
+    } catch (error) {
+        // e.g. a BigInt or a cycle inside `attributes`
+        return h.fail({ status: 500, message: "the webhook response could not be written as JSON", error });
+    }
+}
+
+/** One call, step by step: a verification request, the method, the credentials, the body, your function. */
+async function answer<Context>(
+    h: Handling,
+    fn: WebhookFunctionOf<Context>,
+    call: IncomingCall,
+    context: Context,
+): Promise<Answer | undefined> {
+    if (call.method === "GET" && call.url.searchParams.has("challenge")) {
+        return answerVerification(h, call.url.searchParams);
+    }
+    if (call.method !== "POST") {
+        return h.reject({ status: 405, message: "method not allowed: use POST" }, { allow: "POST" });
+    }
+    const refused = await refusedCredentials(h, call);
+    if (refused) return refused;
+    const read = await readRequest(h, call);
+    if ("answer" in read) return read.answer;
+    return runFunction(h, fn, read.request, context);
+}
+
+/** The shared flow; the adapters pass their runtime's context through to your function. */
+export function createCallHandler<Context>(
+    fn: WebhookFunctionOf<Context>,
+    options: WebhookHandlerOptions,
+): (call: IncomingCall, context: Context) => Promise<Answer | undefined> {
+    const h = handlingOf(options);
     return async (call, context) => {
         const started = Date.now();
-        const result = await answer(call, context);
+        const result = await answer(h, fn, call, context);
         const took = Date.now() - started;
-        if (took > webhookLimits.callTimeoutMs) onSlow(took);
+        if (took > webhookLimits.callTimeoutMs) h.onSlow(took);
         return result;
     };
 }
