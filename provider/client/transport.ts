@@ -60,17 +60,55 @@ function http(): { request: typeof import("undici").request; dispatcher: Dispatc
     return { request: undici.request, dispatcher: sharedDispatcher };
 }
 
+/** An answer as it came: its status, headers and body text. */
+interface RawAnswer {
+    statusCode: number;
+    headers: Record<string, string | string[] | undefined>;
+    text: string;
+}
+
+/** What an answer is checked for, and how it is named in errors. */
+interface Checking<T> {
+    opts: RequestOptions<T>;
+    secrets: ReadonlyArray<string | undefined>;
+    write: boolean;
+    requestId: string | undefined;
+}
+
 /** One attempt, no retry: returns the parsed answer; anything else throws a ChatbotApiError. */
 export async function sendOnce<T>(target: Target, method: Method, path: string, opts: RequestOptions<T>): Promise<T> {
-    const { request, dispatcher } = http();
     const secrets = [...(opts.secrets ?? []), target.token];
     const write = method !== "GET";
+    const raw = await exchange(target, method, path, opts, secrets, write);
+    target.onServerDate(firstHeader(raw.headers.date));
+    const c: Checking<T> = { opts, secrets, write, requestId: firstHeader(raw.headers["x-request-id"]) };
+    let json: unknown;
+    let parsed = true;
+    try {
+        json = raw.text === "" ? undefined : JSON.parse(raw.text);
+    } catch {
+        parsed = false;
+    }
+    if (raw.statusCode < 200 || raw.statusCode >= 300) throw statusError(c, raw, json, target.authHint);
+    if (!parsed) throw unusable(c, raw.statusCode, "The answer was not JSON.");
+    if (opts.envelope) checkEnvelope(c, raw.statusCode, json, opts.envelope);
+    return opts.schema ? withDocumentedFields(c, raw.statusCode, json, opts.schema) : (json as T);
+}
+
+/** Sends the request and reads the whole answer, within the attempt's timeout; no answer is a
+ *  ConnectionError that says whether a write may have been carried out. */
+async function exchange<T>(
+    target: Target,
+    method: Method,
+    path: string,
+    opts: RequestOptions<T>,
+    secrets: ReadonlyArray<string | undefined>,
+    write: boolean,
+): Promise<RawAnswer> {
+    const { request, dispatcher } = http();
     // One timer for the whole attempt (undici's own timers are coarse: about a second).
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), target.timeoutMs);
-    let statusCode: number;
-    let headers: Record<string, string | string[] | undefined>;
-    let text: string;
     try {
         const res = await request(`${target.apiUrl}${path}`, {
             method,
@@ -84,9 +122,7 @@ export async function sendOnce<T>(target: Target, method: Method, path: string, 
             dispatcher: target.dispatcher ?? dispatcher,
             signal: timeout.signal,
         });
-        statusCode = res.statusCode;
-        headers = res.headers;
-        text = await res.body.text();
+        return { statusCode: res.statusCode, headers: res.headers, text: await res.body.text() };
     } catch (e) {
         const reason = timeout.signal.aborted
             ? "timeout"
@@ -104,60 +140,63 @@ export async function sendOnce<T>(target: Target, method: Method, path: string, 
     } finally {
         clearTimeout(timer);
     }
-    target.onServerDate(firstHeader(headers.date));
-    const requestId = firstHeader(headers["x-request-id"]);
-    let json: unknown;
-    let parsed = true;
-    try {
-        json = text === "" ? undefined : JSON.parse(text);
-    } catch {
-        parsed = false;
-    }
-    if (statusCode < 200 || statusCode >= 300) {
-        const status = envelopeStatus(json);
+}
+
+/** The error of an answer whose HTTP status is not a success. */
+function statusError<T>(c: Checking<T>, raw: RawAnswer, json: unknown, authHint: string | undefined): Error {
+    const status = envelopeStatus(json);
+    return errorForStatus({
+        operation: c.opts.operation,
+        status: raw.statusCode,
+        statusType: status.type,
+        apiMessage: status.message === undefined ? undefined : scrub(status.message, c.secrets),
+        requestId: c.requestId,
+        ambiguous: c.write && raw.statusCode >= 500,
+        retryAfter: firstHeader(raw.headers["retry-after"]),
+        note: raw.statusCode === 401 ? authHint : undefined,
+    });
+}
+
+/** An answer that cannot be used: a write's outcome is then uncertain. */
+function unusable<T>(c: Checking<T>, statusCode: number, summary: string): ResponseFormatError {
+    return new ResponseFormatError(
+        { operation: c.opts.operation, status: statusCode, requestId: c.requestId, ambiguous: c.write },
+        summary,
+    );
+}
+
+/** A write's answer carries the documented envelope, or this throws. */
+function checkEnvelope<T>(c: Checking<T>, statusCode: number, json: unknown, want: Envelope): void {
+    const status = envelopeStatus(json);
+    if (status.code !== undefined && status.code >= 500) {
+        // The API's own word, behind a proxy that answered 200: it failed, or may have.
         throw errorForStatus({
-            operation: opts.operation,
-            status: statusCode,
+            operation: c.opts.operation,
+            status: status.code,
             statusType: status.type,
-            apiMessage: status.message === undefined ? undefined : scrub(status.message, secrets),
-            requestId,
-            ambiguous: write && statusCode >= 500,
-            retryAfter: firstHeader(headers["retry-after"]),
-            note: statusCode === 401 ? target.authHint : undefined,
+            apiMessage: status.message === undefined ? undefined : scrub(status.message, c.secrets),
+            requestId: c.requestId,
+            ambiguous: c.write,
+            note: `The answer was HTTP ${statusCode}, but its envelope says ${status.code}.`,
         });
     }
-    const unusable = (summary: string) =>
-        new ResponseFormatError(
-            { operation: opts.operation, status: statusCode, requestId, ambiguous: write },
-            summary,
-        );
-    if (!parsed) throw unusable("The answer was not JSON.");
-    if (opts.envelope) {
-        const status = envelopeStatus(json);
-        if (status.code !== undefined && status.code >= 500) {
-            // The API's own word, behind a proxy that answered 200: it failed, or may have.
-            throw errorForStatus({
-                operation: opts.operation,
-                status: status.code,
-                statusType: status.type,
-                apiMessage: status.message === undefined ? undefined : scrub(status.message, secrets),
-                requestId,
-                ambiguous: write,
-                note: `The answer was HTTP ${statusCode}, but its envelope says ${status.code}.`,
-            });
-        }
-        const want = opts.envelope;
-        if (status.code !== want.code || statusCode !== want.code || status.type !== want.type || !status.timestamp) {
-            const got = `HTTP ${statusCode} with ${status.code === undefined ? "no envelope" : `an envelope of ${status.code} (${status.type ?? "no type"})`}`;
-            throw unusable(`The answer was ${got}, not the documented ${want.code} (${want.type}).`);
-        }
+    if (status.code !== want.code || statusCode !== want.code || status.type !== want.type || !status.timestamp) {
+        const got = `HTTP ${statusCode} with ${status.code === undefined ? "no envelope" : `an envelope of ${status.code} (${status.type ?? "no type"})`}`;
+        throw unusable(c, statusCode, `The answer was ${got}, not the documented ${want.code} (${want.type}).`);
     }
-    if (!opts.schema) return json as T;
-    const checked = opts.schema.safeParse(json);
+}
+
+/** The answer parsed by its documented schema, or an error naming the fields that differ. */
+function withDocumentedFields<T>(c: Checking<T>, statusCode: number, json: unknown, schema: Schema<T>): T {
+    const checked = schema.safeParse(json);
     if (!checked.success) {
         // Field names only: a value may be a secret.
         const fields = [...new Set(checked.error.issues.map((i) => i.path.join(".") || "(the whole answer)"))];
-        throw unusable(`The answer does not have the documented fields (${fields.slice(0, 5).join(", ")}).`);
+        throw unusable(
+            c,
+            statusCode,
+            `The answer does not have the documented fields (${fields.slice(0, 5).join(", ")}).`,
+        );
     }
     return checked.data;
 }
