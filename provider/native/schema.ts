@@ -244,52 +244,85 @@ function functionSchema(fn: LookupFunction, resource: ResourceSchema, types: Rec
     };
 }
 
-/** The whole schema, as `GetSchema` returns it. */
-export function packageSchema(): Record<string, unknown> {
-    const types: Record<string, Property> = {};
-    for (const [name, o] of Object.entries(FIELD_OBJECTS)) types[token(name)] = objectType(o.properties, o.secret);
+/** The schema's properties of a resource's inputs: each field's type, description and facts. */
+function inputProperties(spec: (typeof resources)[number]): Record<string, Property> {
+    const inputs: Record<string, Property> = {};
+    for (const [key, field] of Object.entries(spec.fields as Record<string, Field<unknown>>)) {
+        inputs[key] = {
+            ...fieldType(field.kind),
+            description: describeField(key, field),
+            ...(field.secret ? { secret: true } : {}),
+            ...(field.replaces ? { willReplaceOnChanges: true } : {}),
+        };
+    }
+    return inputs;
+}
+
+/** A resource's schema: its inputs and `adoptId`, its outputs (every input and its
+ *  `outputTypes`, whose object types go into `types`), and which of each are required. */
+function resourceSchema(spec: (typeof resources)[number], types: Record<string, Property>): Record<string, unknown> {
     const outputType = (t: OutputType): Property => {
         if (typeof t === "string") return { type: "string" };
         types[token(t.object)] = objectType(t.properties);
         return { $ref: `#/types/${token(t.object)}` };
     };
-    const resourceSchemas: Record<string, unknown> = {};
-    for (const spec of resources) {
-        const fields = Object.entries(spec.fields as Record<string, Field<unknown>>);
-        const inputs: Record<string, Property> = {};
-        for (const [key, field] of fields) {
-            inputs[key] = {
-                ...fieldType(field.kind),
-                description: describeField(key, field),
-                ...(field.secret ? { secret: true } : {}),
-                ...(field.replaces ? { willReplaceOnChanges: true } : {}),
-            };
-        }
-        const outputs: Record<string, Property> = { ...inputs };
-        for (const [key, t] of Object.entries(spec.outputTypes as Record<string, OutputType>)) {
-            outputs[key] = { ...outputType(t), description: describeOutput(t) };
-        }
-        inputs[ADOPT_KEY] = {
-            type: "string",
-            description:
-                `The id of an existing ${spec.noun} to adopt on create, instead of making one: the first up reads ` +
-                "it and updates it where it differs. Ignored once the resource is managed.",
-        };
-        // `name` defaults to the resource's name, as the dynamic provider's does.
-        const requiredInputs = fields.filter(([key, f]) => f.required && key !== "name").map(([key]) => key);
-        resourceSchemas[token(spec.type)] = {
-            description: `A ChatBot ${spec.noun} (\`${spec.path}\`).`,
-            inputProperties: inputs,
-            requiredInputs,
-            properties: outputs,
-            required: [
-                ...fields.filter(([, f]) => f.required).map(([key]) => key),
-                ...Object.entries(spec.outputTypes as Record<string, OutputType>)
-                    .filter(([, t]) => t !== "string or null")
-                    .map(([key]) => key),
-            ],
-        };
+    const fields = Object.entries(spec.fields as Record<string, Field<unknown>>);
+    const inputs = inputProperties(spec);
+    const outputs: Record<string, Property> = { ...inputs };
+    for (const [key, t] of Object.entries(spec.outputTypes as Record<string, OutputType>)) {
+        outputs[key] = { ...outputType(t), description: describeOutput(t) };
     }
+    inputs[ADOPT_KEY] = {
+        type: "string",
+        description:
+            `The id of an existing ${spec.noun} to adopt on create, instead of making one: the first up reads ` +
+            "it and updates it where it differs. Ignored once the resource is managed.",
+    };
+    // `name` defaults to the resource's name, as the dynamic provider's does.
+    const requiredInputs = fields.filter(([key, f]) => f.required && key !== "name").map(([key]) => key);
+    return {
+        description: `A ChatBot ${spec.noun} (\`${spec.path}\`).`,
+        inputProperties: inputs,
+        requiredInputs,
+        properties: outputs,
+        required: [
+            ...fields.filter(([, f]) => f.required).map(([key]) => key),
+            ...Object.entries(spec.outputTypes as Record<string, OutputType>)
+                .filter(([, t]) => t !== "string or null")
+                .map(([key]) => key),
+        ],
+    };
+}
+
+/** What each language's SDK generator reads: its package names and dependencies. */
+const LANGUAGES = {
+    // The classes `pulumi import` prints are this package's own (./index.ts).
+    nodejs: { packageName: "pulumi-chatbot/native" },
+    python: {
+        packageName: "pulumi_chatbot",
+        pyproject: { enabled: true },
+        respectSchemaVersion: true,
+        // What the `pulumi` package from PyPI (3.272.0, tested) needs.
+        pythonRequires: ">=3.10",
+        readme:
+            "ChatBot (chatbot.com) webhook connections as Pulumi resources: `WebhookConnection`, " +
+            "`LegacyWebhook`, and `Provider` for a second account. The engine downloads the " +
+            "`pulumi-resource-chatbot` plugin of the same version the first time a program needs it.",
+    },
+    go: { importBasePath: GO_IMPORT_BASE_PATH, respectSchemaVersion: true },
+    // Java packages com.pulumichatbot.chatbot[.inputs|.outputs], Maven coordinates
+    // com.pulumichatbot:chatbot (pulumi-java's group is the base package). The base package
+    // starts with com. because the Java SDK finds a package's plugin.json only at
+    // com/<namespace>/<name>/plugin.json on the classpath (com.pulumi.bootstrap.internal).
+    java: { basePackage: JAVA_BASE_PACKAGE, dependencies: { "com.pulumi:pulumi": JAVA_SDK_VERSION } },
+};
+
+/** The whole schema, as `GetSchema` returns it. */
+export function packageSchema(): Record<string, unknown> {
+    const types: Record<string, Property> = {};
+    for (const [name, o] of Object.entries(FIELD_OBJECTS)) types[token(name)] = objectType(o.properties, o.secret);
+    const resourceSchemas: Record<string, unknown> = {};
+    for (const spec of resources) resourceSchemas[token(spec.type)] = resourceSchema(spec, types);
     const functions: Record<string, unknown> = {};
     for (const fn of lookupFunctions) {
         functions[token(fn.name)] = functionSchema(fn, resourceSchemas[token(fn.spec.type)] as ResourceSchema, types);
@@ -316,26 +349,6 @@ export function packageSchema(): Record<string, unknown> {
         types,
         resources: resourceSchemas,
         functions,
-        language: {
-            // The classes `pulumi import` prints are this package's own (./index.ts).
-            nodejs: { packageName: "pulumi-chatbot/native" },
-            python: {
-                packageName: "pulumi_chatbot",
-                pyproject: { enabled: true },
-                respectSchemaVersion: true,
-                // What the `pulumi` package from PyPI (3.272.0, tested) needs.
-                pythonRequires: ">=3.10",
-                readme:
-                    "ChatBot (chatbot.com) webhook connections as Pulumi resources: `WebhookConnection`, " +
-                    "`LegacyWebhook`, and `Provider` for a second account. The engine downloads the " +
-                    "`pulumi-resource-chatbot` plugin of the same version the first time a program needs it.",
-            },
-            go: { importBasePath: GO_IMPORT_BASE_PATH, respectSchemaVersion: true },
-            // Java packages com.pulumichatbot.chatbot[.inputs|.outputs], Maven coordinates
-            // com.pulumichatbot:chatbot (pulumi-java's group is the base package). The base package
-            // starts with com. because the Java SDK finds a package's plugin.json only at
-            // com/<namespace>/<name>/plugin.json on the classpath (com.pulumi.bootstrap.internal).
-            java: { basePackage: JAVA_BASE_PACKAGE, dependencies: { "com.pulumi:pulumi": JAVA_SDK_VERSION } },
-        },
+        language: LANGUAGES,
     };
 }
