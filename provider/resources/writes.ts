@@ -86,22 +86,67 @@ export type Made<T> = { id: string; shown: T } | { id: string; shown?: undefined
  * the API answered, nothing was made, and the POST is sent again.
  */
 export async function createOnce<T>(req: CreateRequest<T>): Promise<Made<T>> {
-    const client = apiClient();
-    const started = Date.now();
-    const postAgain = new WeakSet<Error>();
-    const checkHint =
-        `Before running \`pulumi up\` again, look in the ChatBot dashboard for a ${req.lookFor}: if it is there, ` +
-        `adopt it with \`adoptId: "<its id>"\` instead of making another.`;
-    const before = req.snapshotFirst ? new Set((await req.findMatching()).map((c) => c.id)) : new Set<string>();
+    const run = new CreateRun(req, apiClient());
+    await run.snapshot();
+    try {
+        return await run.client.retrying(
+            () => run.attempt(),
+            (e) => run.postAgain.has(e),
+        );
+    } catch (e) {
+        if (e instanceof Error && e === run.verifiedNothingMade) {
+            appendNote(e, `Nothing was made: after each attempt the list had no ${req.lookFor}.`);
+        }
+        throw explainRefusal(e);
+    }
+}
 
-    const madeSinceStart = async (): Promise<string | undefined> => {
-        const found = await req.findMatching();
+/** One create, across its attempts: what was there before, and what each attempt learnt. */
+class CreateRun<T> {
+    readonly started = Date.now();
+    /** The failures after which the POST may be sent again. */
+    readonly postAgain = new WeakSet<Error>();
+    /** The last failure after which the list showed nothing made. */
+    verifiedNothingMade: Error | undefined;
+    private before = new Set<string>();
+    private readonly checkHint: string;
+
+    constructor(
+        private readonly req: CreateRequest<T>,
+        readonly client: ChatbotClient,
+    ) {
+        this.checkHint =
+            `Before running \`pulumi up\` again, look in the ChatBot dashboard for a ${req.lookFor}: if it is there, ` +
+            `adopt it with \`adoptId: "<its id>"\` instead of making another.`;
+    }
+
+    /** For an API that gives no creation time: the matches that exist before the POST. */
+    async snapshot(): Promise<void> {
+        if (this.req.snapshotFirst) this.before = new Set((await this.req.findMatching()).map((c) => c.id));
+    }
+
+    /** One POST; after an uncertain failure, what the list shows it made; then the read-back. */
+    async attempt(): Promise<Made<T>> {
+        let id: string;
+        try {
+            const { operation, path, body, secrets, envelope } = this.req;
+            id = (await this.client.send("POST", path, { operation, body, secrets, envelope, schema: createdEnvelope }))
+                .id;
+        } catch (e) {
+            id = await this.lookAfter(e);
+        }
+        return this.confirm(id);
+    }
+
+    /** The one match made since the create began, if any; two or more fail rather than guess. */
+    private async madeSinceStart(): Promise<string | undefined> {
+        const found = await this.req.findMatching();
         // On the API's clock, learnt from this list's own Date header (so read after it).
         // Without a (readable) createdAt, every match not there before counts.
-        const since = started + client.clockOffsetMs - CLOCK_SLACK_MS;
+        const since = this.started + this.client.clockOffsetMs - CLOCK_SLACK_MS;
         const made = found.filter((c) => {
             const at = c.createdAt === undefined ? NaN : Date.parse(c.createdAt);
-            return !before.has(c.id) && (Number.isNaN(at) || at >= since);
+            return !this.before.has(c.id) && (Number.isNaN(at) || at >= since);
         });
         if (made.length > 1) {
             throw new Error(
@@ -109,14 +154,12 @@ export async function createOnce<T>(req: CreateRequest<T>): Promise<Made<T>> {
             );
         }
         return made[0]?.id;
-    };
-
-    let verifiedNothingMade: Error | undefined;
+    }
 
     /** After an uncertain POST: the id of what it made, found in the list; else it throws. */
-    const lookAfter = async (e: unknown): Promise<string> => {
+    private async lookAfter(e: unknown): Promise<string> {
         if (!(e instanceof ChatbotApiError) || !e.ambiguous) {
-            if (e instanceof ChatbotApiError && safeToRetry("POST", e)) postAgain.add(e);
+            if (e instanceof ChatbotApiError && safeToRetry("POST", e)) this.postAgain.add(e);
             throw e;
         }
         const neverPostAgain = e instanceof ConnectionError && e.reason === "timeout";
@@ -124,57 +167,44 @@ export async function createOnce<T>(req: CreateRequest<T>): Promise<Made<T>> {
             e instanceof ServerError && e.statusType !== undefined && (e.status === 500 || e.status === 503);
         let id: string | undefined;
         try {
-            id = await client.lookFor(madeSinceStart, apiAnswered ? 0 : client.timeoutMs);
+            id = await this.client.lookFor(() => this.madeSinceStart(), apiAnswered ? 0 : this.client.timeoutMs);
         } catch (lookError) {
             const why = lookError instanceof Error ? lookError.message : String(lookError);
-            throw appendNote(e, `Whether it was made is unknown: looking for it failed (${why}). ${checkHint}`);
+            throw appendNote(e, `Whether it was made is unknown: looking for it failed (${why}). ${this.checkHint}`);
         }
         if (id) return id;
         if (neverPostAgain) {
-            const waited = duration(client.timeoutMs);
-            throw appendNote(e, `It may yet be made: nothing like it showed up within ${waited} more. ${checkHint}`);
+            const waited = duration(this.client.timeoutMs);
+            throw appendNote(
+                e,
+                `It may yet be made: nothing like it showed up within ${waited} more. ${this.checkHint}`,
+            );
         }
-        verifiedNothingMade = e;
-        postAgain.add(e);
+        this.verifiedNothingMade = e;
+        this.postAgain.add(e);
         throw e;
-    };
+    }
 
     /** The API shows what it made: read it back; a read that fails still leaves it made. */
-    const confirm = async (id: string): Promise<Made<T>> => {
+    private async confirm(id: string): Promise<Made<T>> {
         let shown: T | undefined;
         try {
-            shown = await client.lookFor(() => req.readMade(id), client.timeoutMs);
+            shown = await this.client.lookFor(() => this.req.readMade(id), this.client.timeoutMs);
         } catch (readError) {
             return { id, readError };
         }
         if (shown !== undefined) return { id, shown };
         const why = `The API answered that it made ${id}, but reading it shows nothing`;
-        if (await req.listed(id).catch(() => true))
-            return { id, readError: new Error(`${req.operation} failed: ${why}.`) };
-        const notApplied = new WriteNotAppliedError({ operation: req.operation }, [], `${why}, nor does the list.`);
-        verifiedNothingMade = notApplied;
-        postAgain.add(notApplied);
+        if (await this.req.listed(id).catch(() => true))
+            return { id, readError: new Error(`${this.req.operation} failed: ${why}.`) };
+        const notApplied = new WriteNotAppliedError(
+            { operation: this.req.operation },
+            [],
+            `${why}, nor does the list.`,
+        );
+        this.verifiedNothingMade = notApplied;
+        this.postAgain.add(notApplied);
         throw notApplied;
-    };
-
-    const attempt = async (): Promise<Made<T>> => {
-        let id: string;
-        try {
-            const { operation, path, body, secrets, envelope } = req;
-            id = (await client.send("POST", path, { operation, body, secrets, envelope, schema: createdEnvelope })).id;
-        } catch (e) {
-            id = await lookAfter(e);
-        }
-        return confirm(id);
-    };
-
-    try {
-        return await client.retrying(attempt, (e) => postAgain.has(e));
-    } catch (e) {
-        if (e instanceof Error && e === verifiedNothingMade) {
-            appendNote(e, `Nothing was made: after each attempt the list had no ${req.lookFor}.`);
-        }
-        throw explainRefusal(e);
     }
 }
 
