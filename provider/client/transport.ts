@@ -144,16 +144,27 @@ async function exchange<T>(
 
 /** The error of an answer whose HTTP status is not a success. */
 function statusError<T>(c: Checking<T>, raw: RawAnswer, json: unknown, authHint: string | undefined): Error {
-    const status = envelopeStatus(json);
-    return errorForStatus({
-        operation: c.opts.operation,
-        status: raw.statusCode,
-        statusType: status.type,
-        apiMessage: status.message === undefined ? undefined : scrub(status.message, c.secrets),
-        requestId: c.requestId,
+    return apiError(c, raw.statusCode, envelopeStatus(json), {
         ambiguous: c.write && raw.statusCode >= 500,
         retryAfter: firstHeader(raw.headers["retry-after"]),
         note: raw.statusCode === 401 ? authHint : undefined,
+    });
+}
+
+/** The error the API's answer stands for: `code` and the envelope's type, its message scrubbed. */
+function apiError<T>(
+    c: Checking<T>,
+    code: number,
+    status: ReturnType<typeof envelopeStatus>,
+    more: { ambiguous: boolean; retryAfter?: string; note?: string },
+): Error {
+    return errorForStatus({
+        operation: c.opts.operation,
+        status: code,
+        statusType: status.type,
+        apiMessage: status.message === undefined ? undefined : scrub(status.message, c.secrets),
+        requestId: c.requestId,
+        ...more,
     });
 }
 
@@ -170,12 +181,7 @@ function checkEnvelope<T>(c: Checking<T>, statusCode: number, json: unknown, wan
     const status = envelopeStatus(json);
     if (status.code !== undefined && status.code >= 500) {
         // The API's own word, behind a proxy that answered 200: it failed, or may have.
-        throw errorForStatus({
-            operation: c.opts.operation,
-            status: status.code,
-            statusType: status.type,
-            apiMessage: status.message === undefined ? undefined : scrub(status.message, c.secrets),
-            requestId: c.requestId,
+        throw apiError(c, status.code, status, {
             ambiguous: c.write,
             note: `The answer was HTTP ${statusCode}, but its envelope says ${status.code}.`,
         });
