@@ -237,7 +237,9 @@ async function diff(req: any): Promise<unknown> {
     const news = unwrap(req.getNews()).value;
     const result = await provider.diff(req.getId(), olds, news);
     const response = new proto.DiffResponse()
-        .setChanges(result.changes ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE)
+        .setChanges(
+            result.changes ? proto.DiffResponse.DiffChanges.DIFF_SOME : proto.DiffResponse.DiffChanges.DIFF_NONE,
+        )
         .setReplacesList(result.replaces)
         .setDiffsList(result.diffs)
         .setHasdetaileddiff(true)
