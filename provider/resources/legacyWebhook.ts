@@ -12,13 +12,11 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { dynamicProvider } from "./dynamicProvider";
 import { listUp, lookUp, outputForm } from "./getFunctions";
-import { ChatbotResource } from "./registration";
+import { resourceClass } from "./registration";
 import type { Looked, LookupArgs, LookupInputs } from "./spec";
-import type { BasicAuth } from "./webhookConnectionSpec";
 import {
     spec,
     type ApiLegacyListItem,
-    type LegacyHeader,
     type LegacyWebhookArgs,
     type LegacyWebhookListed,
     type LegacyWebhookOutputs,
@@ -32,20 +30,8 @@ export * from "./legacyWebhookSpec";
 // The resource class
 
 /** `new LegacyWebhook(name, args, opts)`; `LegacyWebhook.get(name, id)` brings an existing legacy webhook, by id, into
- *  the program, read only. */
-export class LegacyWebhook extends ChatbotResource {
-    declare readonly name: pulumi.Output<string>;
-    declare readonly url: pulumi.Output<string>;
-    declare readonly token: pulumi.Output<string | undefined>;
-    declare readonly headers: pulumi.Output<LegacyHeader[] | undefined>;
-    declare readonly auth: pulumi.Output<BasicAuth | undefined>;
-    declare readonly lastError: pulumi.Output<string | null>;
-    declare readonly lastErrorAt: pulumi.Output<string | null>;
-
-    constructor(name: string, args: LegacyWebhookArgs, opts?: pulumi.CustomResourceOptions) {
-        super(spec, module, name, args, opts);
-    }
-}
+ *  the program, read only. Its outputs are `LegacyWebhookOutputs`, each an Output. */
+export class LegacyWebhook extends resourceClass<LegacyWebhookArgs, LegacyWebhookOutputs>(spec, module) {}
 
 /** Fails to compile when a list function's item is not what the spec's `listed` names. */
 type _ListItemMatches = AllTrue<[Same<LegacyWebhookListItem, LegacyWebhookListed>]>;

@@ -99,3 +99,30 @@ export abstract class ChatbotResource extends pulumi.dynamic.Resource {
         super(...registration(spec, mod, name, args, opts));
     }
 }
+
+/** A resource's outputs as its class has them: each an Output (an optional one may hold undefined). */
+export type OutputProperties<O> = { readonly [K in keyof O]-?: pulumi.Output<O[K]> };
+
+/** What `resourceClass` makes: `new <Type>(name, args, opts)`, with every output, and
+ *  `<Type>.get(name, id)`. */
+export type ResourceClass<Args, O> = (new (
+    name: string,
+    args: Args,
+    opts?: pulumi.CustomResourceOptions,
+) => ChatbotResource & OutputProperties<O>) &
+    Pick<typeof ChatbotResource, "get">;
+
+/**
+ * The base of a resource's class, made from its spec: it registers a resource of `spec`, declared
+ * in module `mod` (whose exports are the dynamic provider), and has each output of `O`, so a
+ * resource file's class is one line: `class WebhookConnection extends resourceClass<Args,
+ * Outputs>(spec, module) {}`.
+ */
+export function resourceClass<Args extends object, O>(spec: AnySpec, mod: ResourceModule): ResourceClass<Args, O> {
+    class Resource extends ChatbotResource {
+        constructor(name: string, args: Args, opts?: pulumi.CustomResourceOptions) {
+            super(spec, mod, name, args, opts);
+        }
+    }
+    return Resource as unknown as ResourceClass<Args, O>;
+}

@@ -14,12 +14,11 @@ import type * as pulumi from "@pulumi/pulumi";
 import { dynamicProvider } from "./dynamicProvider";
 import { listUp, lookUp, outputForm } from "./getFunctions";
 import { narrowed } from "./lookup";
-import { ChatbotResource } from "./registration";
+import { resourceClass } from "./registration";
 import type { Looked, LookupArgs, LookupInputs } from "./spec";
 import {
     spec,
     type ApiConnectionListItem,
-    type BasicAuth,
     type SecretInputs,
     type WebhookConnectionArgs,
     type WebhookConnectionListed,
@@ -33,23 +32,8 @@ export * from "./webhookConnectionSpec";
 // The resource class
 
 /** `new WebhookConnection(name, args, opts)`; `WebhookConnection.get(name, id)` brings an existing connection, by its 24-character id, into
- *  the program, read only. */
-export class WebhookConnection extends ChatbotResource {
-    declare readonly storyId: pulumi.Output<string>;
-    declare readonly name: pulumi.Output<string>;
-    declare readonly url: pulumi.Output<string>;
-    declare readonly token: pulumi.Output<string | undefined>;
-    declare readonly headers: pulumi.Output<Record<string, string> | undefined>;
-    declare readonly auth: pulumi.Output<BasicAuth | undefined>;
-    declare readonly story: pulumi.Output<{ id: string; name: string }>;
-    declare readonly lastError: pulumi.Output<string | null>;
-    declare readonly createdAt: pulumi.Output<string>;
-    declare readonly updatedAt: pulumi.Output<string>;
-
-    constructor(name: string, args: WebhookConnectionArgs, opts?: pulumi.CustomResourceOptions) {
-        super(spec, module, name, args, opts);
-    }
-}
+ *  the program, read only. Its outputs are `WebhookConnectionOutputs`, each an Output. */
+export class WebhookConnection extends resourceClass<WebhookConnectionArgs, WebhookConnectionOutputs>(spec, module) {}
 
 /** Fails to compile when a list function's item is not what the spec's `listed` names (the list
  *  read leaves out what ./webhookConnectionSpec.ts says, once). */
