@@ -35,6 +35,24 @@ export async function check(url: string): Promise<boolean> {
 export const start: () => Promise<ChatbotSimulator> = () => ChatbotSimulator.start({ verifyWebhooks: true });
 export type Connection = chatbot.WebhookConnection;
 
+// A lookup's result: no secret field unless asked for; its url and token go straight into a resource.
+export async function lookups(): Promise<void> {
+    const found = await chatbot.getWebhookConnection({ id: "x" });
+    const url: string = found.url;
+    // @ts-expect-error without includeSecrets there is no token
+    void found.token;
+    const sealed = await chatbot.getWebhookConnection({ id: "x", includeSecrets: true });
+    const token: import("@pulumi/pulumi").Output<string | undefined> = sealed.token;
+    const output = chatbot.getLegacyWebhookOutput({ id: "y" });
+    // @ts-expect-error nor in the Output form
+    void output.token;
+    const withSecrets = chatbot.getLegacyWebhookOutput({ id: "y", includeSecrets: true });
+    new chatbot.WebhookConnection("copy", { storyId: "s", url: output.url, token: withSecrets.token });
+    new chatbot.WebhookConnection("again", { storyId: "s", url, token });
+    // @ts-expect-error includeSecrets is a boolean
+    void chatbot.getWebhookConnection({ id: "x", includeSecrets: "yes" });
+}
+
 // @ts-expect-error a message is a string
 text(5);
 // @ts-expect-error the simulator's options are typed
