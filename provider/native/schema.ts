@@ -248,8 +248,9 @@ function functionSchema(fn: LookupFunction, resource: ResourceSchema, types: Rec
     };
     return {
         description:
-            `Lists the ${spec.noun}s of the account (\`GET ${spec.path}\`), each with what the list read holds; ` +
-            "read one in full with its get function. Nothing is managed or changed.",
+            `Lists the ${spec.noun}s of the account (\`GET ${spec.path}\`), each with what the list read holds, ` +
+            "which has no secret field: nothing in the result is secret. Read one in full with its get function. " +
+            "Nothing is managed or changed.",
         inputs: {
             type: "object",
             properties: {

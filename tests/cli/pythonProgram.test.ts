@@ -5,7 +5,7 @@
  * stack's account and a second one reached through an explicit provider.
  *
  * The virtual environment is made once from examples/python/requirements.txt (the pinned `pulumi`
- * from PyPI and the SDK, editable) and kept in .pulumi-cli/python-venv/<hash of that file and the
+ * from PyPI and the SDK, editable) and kept in .pulumi-cli/python-venv/<hash of that file, the checkout and the
  * python version>, so later runs and CI's second pass reuse it: the program runs in it through
  * Pulumi.yaml's `virtualenv` option, as examples/python's own Pulumi.yaml names one. examples/python,
  * with the lookups program added, is one program and one stack walked once.

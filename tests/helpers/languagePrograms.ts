@@ -57,8 +57,8 @@ export function pluginArchive(): string {
     return archive;
 }
 
-/** The virtual environment of examples/python/requirements.txt, made when it is not there yet (by
- *  one worker of a parallel run: the others wait for it). */
+/** The virtual environment of examples/python/requirements.txt for this checkout, made when it is
+ *  not there yet (by one worker of a parallel run: the others wait for it). */
 export function pythonVenv(): string {
     return oncePerRun("python-venv", makePythonVenv);
 }
@@ -70,6 +70,9 @@ function makePythonVenv(): string {
         .createHash("sha256")
         .update(fs.readFileSync(requirements))
         .update(version)
+        // The SDK is installed editable, from this checkout: another checkout sharing .pulumi-cli
+        // (a worktree) needs its own.
+        .update(root)
         .digest("hex")
         .slice(0, 16);
     const venv = path.join(root, ".pulumi-cli", "python-venv", key);

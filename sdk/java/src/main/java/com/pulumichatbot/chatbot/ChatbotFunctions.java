@@ -66,43 +66,43 @@ public final class ChatbotFunctions {
         return Deployment.getInstance().invokeAsync("chatbot:index:getLegacyWebhook", TypeShape.of(GetLegacyWebhookResult.class), args, Utilities.withVersion(options));
     }
     /**
-     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static Output<GetLegacyWebhooksResult> getLegacyWebhooks() {
         return getLegacyWebhooks(GetLegacyWebhooksArgs.builder().build(), InvokeOutputOptions.Empty);
     }
     /**
-     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static CompletableFuture<GetLegacyWebhooksResult> getLegacyWebhooksPlain() {
         return getLegacyWebhooksPlain(GetLegacyWebhooksPlainArgs.builder().build(), InvokeOptions.Empty);
     }
     /**
-     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static Output<GetLegacyWebhooksResult> getLegacyWebhooks(GetLegacyWebhooksArgs args) {
         return getLegacyWebhooks(args, InvokeOutputOptions.Empty);
     }
     /**
-     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static CompletableFuture<GetLegacyWebhooksResult> getLegacyWebhooksPlain(GetLegacyWebhooksPlainArgs args) {
         return getLegacyWebhooksPlain(args, InvokeOptions.Empty);
     }
     /**
-     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static Output<GetLegacyWebhooksResult> getLegacyWebhooks(GetLegacyWebhooksArgs args, InvokeOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getLegacyWebhooks", TypeShape.of(GetLegacyWebhooksResult.class), args, Utilities.withVersion(options));
     }
     /**
-     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static Output<GetLegacyWebhooksResult> getLegacyWebhooks(GetLegacyWebhooksArgs args, InvokeOutputOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getLegacyWebhooks", TypeShape.of(GetLegacyWebhooksResult.class), args, Utilities.withVersion(options));
     }
     /**
-     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static CompletableFuture<GetLegacyWebhooksResult> getLegacyWebhooksPlain(GetLegacyWebhooksPlainArgs args, InvokeOptions options) {
         return Deployment.getInstance().invokeAsync("chatbot:index:getLegacyWebhooks", TypeShape.of(GetLegacyWebhooksResult.class), args, Utilities.withVersion(options));
@@ -150,43 +150,43 @@ public final class ChatbotFunctions {
         return Deployment.getInstance().invokeAsync("chatbot:index:getWebhookConnection", TypeShape.of(GetWebhookConnectionResult.class), args, Utilities.withVersion(options));
     }
     /**
-     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static Output<GetWebhookConnectionsResult> getWebhookConnections() {
         return getWebhookConnections(GetWebhookConnectionsArgs.builder().build(), InvokeOutputOptions.Empty);
     }
     /**
-     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static CompletableFuture<GetWebhookConnectionsResult> getWebhookConnectionsPlain() {
         return getWebhookConnectionsPlain(GetWebhookConnectionsPlainArgs.builder().build(), InvokeOptions.Empty);
     }
     /**
-     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static Output<GetWebhookConnectionsResult> getWebhookConnections(GetWebhookConnectionsArgs args) {
         return getWebhookConnections(args, InvokeOutputOptions.Empty);
     }
     /**
-     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static CompletableFuture<GetWebhookConnectionsResult> getWebhookConnectionsPlain(GetWebhookConnectionsPlainArgs args) {
         return getWebhookConnectionsPlain(args, InvokeOptions.Empty);
     }
     /**
-     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static Output<GetWebhookConnectionsResult> getWebhookConnections(GetWebhookConnectionsArgs args, InvokeOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getWebhookConnections", TypeShape.of(GetWebhookConnectionsResult.class), args, Utilities.withVersion(options));
     }
     /**
-     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static Output<GetWebhookConnectionsResult> getWebhookConnections(GetWebhookConnectionsArgs args, InvokeOutputOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getWebhookConnections", TypeShape.of(GetWebhookConnectionsResult.class), args, Utilities.withVersion(options));
     }
     /**
-     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static CompletableFuture<GetWebhookConnectionsResult> getWebhookConnectionsPlain(GetWebhookConnectionsPlainArgs args, InvokeOptions options) {
         return Deployment.getInstance().invokeAsync("chatbot:index:getWebhookConnections", TypeShape.of(GetWebhookConnectionsResult.class), args, Utilities.withVersion(options));
