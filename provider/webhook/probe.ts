@@ -21,7 +21,7 @@ import { connectionLimits } from "../limits";
 import { httpUrl } from "../schema/fields";
 import { validate } from "../schema/validate";
 import { webhookLimits } from "../limits";
-import { webhookResponseSchema } from "./schema";
+import { validateWebhookResponse } from "./schema";
 import type { WebhookRequest, WebhookResponse } from "./types";
 
 export interface ProbeOptions {
@@ -343,7 +343,7 @@ function judgeBody(text: string, problems: string[]): WebhookResponse | undefine
         );
         return undefined;
     }
-    const checked = validate(webhookResponseSchema, body);
+    const checked = validateWebhookResponse(body);
     if (checked.ok) return checked.value;
     for (const f of checked.failures) problems.push(`invalid body: ${f.reason}`);
     return undefined;
