@@ -1,8 +1,9 @@
 /**
- * The API client of a command (`discover`, `sweep`): the token from CHATBOT_TOKEN, the address from
+ * The API client of a command (`discover`, `sweep`, `probe`): the token from CHATBOT_TOKEN, the address from
  * --api-url or CHATBOT_API_URL; what is missing or wrong is said once, as the command's error.
  */
 import { ChatbotClient } from "../client/client";
+import { AuthenticationError, ChatbotApiError, ConnectionError } from "../client/errors";
 import { envVars, resolveSettings, SettingsError } from "../config";
 
 export function commandClient(env: NodeJS.ProcessEnv, apiUrl: string | undefined): ChatbotClient | { error: string } {
@@ -18,4 +19,16 @@ export function commandClient(env: NodeJS.ProcessEnv, apiUrl: string | undefined
                 : `${apiUrl !== undefined ? "--api-url" : envVars.apiUrl} must be an absolute http:// or https:// URL.`,
         };
     }
+}
+
+/** What a command says when the API failed it: a refused token, an address that cannot be
+ *  reached, or another API error (messages redacted by the client); undefined for anything else. */
+export function apiFailure(e: unknown, client: ChatbotClient): string | undefined {
+    if (e instanceof AuthenticationError) {
+        return `the ChatBot API at ${client.apiUrl} rejected the developer access token (HTTP 401). Set a valid one in ${envVars.token}.`;
+    }
+    if (e instanceof ConnectionError && e.reason === "unreachable") {
+        return `cannot reach the ChatBot API: ${e.message} Check ${envVars.apiUrl} or --api-url.`;
+    }
+    return e instanceof ChatbotApiError ? e.message : undefined;
 }

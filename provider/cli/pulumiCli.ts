@@ -4,7 +4,7 @@
  */
 import { spawn } from "child_process";
 import { scrub } from "../client/redact";
-import { managedResources } from "./stackExport";
+import { managedResources, type ManagedResource } from "./stackExport";
 
 export interface PulumiResult {
     code: number;
@@ -90,8 +90,14 @@ export async function idsOfStacks(
     const ids = new Set<string>();
     for (const { name } of stacks) {
         if (skip(name)) continue;
-        const text = await read(["stack", "export", "--stack", name], `stack export --stack ${name}`);
-        for (const r of managedResources(text, `stack ${name}`)) ids.add(r.id);
+        for (const r of await managedInStack(read, name)) ids.add(r.id);
     }
     return ids;
+}
+
+/** This package's resources that stack `name` manages, from its `pulumi stack export` (no
+ *  secrets shown: ids and types are all it needs). */
+export async function managedInStack(read: CheckedRun, name: string): Promise<ManagedResource[]> {
+    const text = await read(["stack", "export", "--stack", name], `stack export --stack ${name}`);
+    return managedResources(text, `stack ${name}`);
 }

@@ -97,12 +97,8 @@ export async function probeWebhook(url: string, options: ProbeOptions = {}): Pro
     const timeoutMs = options.timeoutMs ?? webhookLimits.callTimeoutMs;
     const problems: string[] = [];
 
-    // The same check a WebhookConnection's `url` gets: ChatBot could not call anything else.
-    const checkedUrl = validate(httpUrl(connectionLimits.url.max), url);
-    if (!checkedUrl.ok) {
-        problems.push(...checkedUrl.failures.map((f) => `the URL ${f.reason}`));
-        return { ok: false, durationMs: 0, redirects: 0, problems };
-    }
+    const wrongUrl = urlProblems(url);
+    if (wrongUrl.length > 0) return { ok: false, durationMs: 0, redirects: 0, problems: wrongUrl };
     const secrets = [...secretsOf(options), ...secretsOfUrl(url)];
 
     let verification: ProbeVerification | undefined;
@@ -137,6 +133,13 @@ export async function probeWebhook(url: string, options: ProbeOptions = {}): Pro
         problems: problems.map((p) => scrub(p, secrets)),
         ...(response === undefined ? {} : { response }),
     };
+}
+
+/** Why ChatBot could not call `url` at all, one sentence each; empty when it could. The same
+ *  check a WebhookConnection's `url` gets: ChatBot could not call anything else. */
+export function urlProblems(url: string): string[] {
+    const checked = validate(httpUrl(connectionLimits.url.max), url);
+    return checked.ok ? [] : checked.failures.map((f) => `the URL ${f.reason}`);
 }
 
 /**
