@@ -1,21 +1,26 @@
 /**
  * The API client of a command (`discover`, `sweep`, `probe`): the token from CHATBOT_TOKEN, the address from
- * --api-url or CHATBOT_API_URL; what is missing or wrong is said once, as the command's error.
+ * --api-url or CHATBOT_API_URL (below a stack's config, given as `stack`, as the provider resolves
+ * them); what is missing or wrong is said once, as the command's error.
  */
 import { ChatbotClient } from "../client/client";
 import { AuthenticationError, ChatbotApiError, ConnectionError } from "../client/errors";
-import { envVars, resolveSettings, SettingsError } from "../config";
+import { configKeys, envVars, resolveSettings, SettingsError, type StackSettings } from "../config";
 
-export function commandClient(env: NodeJS.ProcessEnv, apiUrl: string | undefined): ChatbotClient | { error: string } {
+export function commandClient(
+    env: NodeJS.ProcessEnv,
+    apiUrl: string | undefined,
+    stack?: StackSettings,
+): ChatbotClient | { error: string } {
     try {
         return new ChatbotClient(
-            resolveSettings({ ...env, ...(apiUrl !== undefined ? { [envVars.apiUrl]: apiUrl } : {}) }, {}),
+            resolveSettings({ ...env, ...(apiUrl !== undefined ? { [envVars.apiUrl]: apiUrl } : {}) }, stack ?? {}),
         );
     } catch (e) {
         if (!(e instanceof SettingsError)) throw e;
         return {
             error: /token/.test(e.message)
-                ? `no ChatBot developer access token: set ${envVars.token}.`
+                ? `no ChatBot developer access token: set ${envVars.token}${stack ? ` or the stack's ${configKeys.token}` : ""}.`
                 : `${apiUrl !== undefined ? "--api-url" : envVars.apiUrl} must be an absolute http:// or https:// URL.`,
         };
     }

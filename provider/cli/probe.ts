@@ -15,7 +15,7 @@ import * as fs from "fs";
 import { parseArgs } from "util";
 import { ChatbotClient } from "../client/client";
 import { redact, scrub, secretsOfUrl } from "../client/redact";
-import { envVars } from "../config";
+import { configKeys, envVars } from "../config";
 import { listAccount, readOne } from "../resources/lookup";
 import type { AnySpec, Plain } from "../resources/spec";
 import { validate } from "../schema/validate";
@@ -25,7 +25,7 @@ import { webhookRequestSchema } from "../webhook/schema";
 import type { WebhookRequest } from "../webhook/types";
 import { apiFailure, commandClient } from "./apiClient";
 import { Progress, type Io } from "./discover";
-import { checkedRun, managedInStack, PulumiFailed } from "./pulumiCli";
+import { checkedRun, managedInStack, PulumiFailed, stackConfig } from "./pulumiCli";
 import { specOfType, StackExportError } from "./stackExport";
 
 /** Exit codes: 0 every backend answers as ChatBot requires; 1 one does not; 2 bad usage, or the
@@ -56,7 +56,9 @@ What to probe (one of):
   --all                    every connection and legacy webhook of the account, likewise
 
 The developer access token (--stack, --all) is read from ${envVars.token}; the API address from
---api-url or ${envVars.apiUrl} (default https://api.chatbot.com).
+--api-url or ${envVars.apiUrl} (default https://api.chatbot.com). With --stack, the stack's own
+${configKeys.token} and ${configKeys.apiUrl} come first, as for the provider (read with
+\`pulumi config --show-secrets\`, never printed); --api-url before all.
 
 A <url>'s secrets (a flag, or its file, or else the environment variable):
   --token T, --token-file FILE, ${probeEnvVars.token}            the connection's token
@@ -130,12 +132,14 @@ export async function probe(argv: string[], io: ProbeIo): Promise<number> {
             backends = [oneUrl(positionals, values, io.env, common)];
         } else {
             refuseUrlSecrets(positionals, values);
-            const made = commandClient(io.env, values["api-url"]);
+            const stack = values.stack === undefined ? undefined : await readStack(values.stack, values, io);
+            if (stack?.settings.token !== undefined) secrets.push(stack.settings.token);
+            const made = commandClient(io.env, values["api-url"], stack?.settings);
             if (!(made instanceof ChatbotClient)) return fail(made.error);
             client = made;
-            backends = values.all
-                ? await ofAccount(client, common, io)
-                : await ofStack(values.stack!, client, common, io);
+            backends = stack
+                ? await ofStack(stack.name, stack.managed, client, common, io)
+                : await ofAccount(client, common, io);
         }
         for (const b of backends) secrets.push(...secretsOfBackend(b));
         const outcomes = await probeAll(backends, client?.maxInFlight ?? 1, io);
@@ -285,13 +289,35 @@ function refuseUrlSecrets(positionals: string[], values: Values): void {
     }
 }
 
-/** Every connection stack `name` manages, from its export, read in full from the API. */
-async function ofStack(name: string, client: ChatbotClient, common: ProbeOptions, io: ProbeIo): Promise<Backend[]> {
+type Listed = Array<{ spec: AnySpec; id: string; name: string }>;
+
+/**
+ * What stack `name` manages (its export, as `discover` reads a stack) and its provider settings
+ * (its config, as `recover` reads it): `chatbot:token` and `chatbot:apiUrl` win over the
+ * environment as in the provider, and --api-url over both.
+ */
+async function readStack(name: string, values: Values, io: ProbeIo) {
     const read = checkedRun(io.pulumi, secretsOfUrl(io.env.PULUMI_BACKEND_URL ?? ""));
-    const managed = (await managedInStack(read, name)).flatMap((r) => {
+    const managed: Listed = (await managedInStack(read, name)).flatMap((r) => {
         const spec = specOfType(r.type);
         return spec ? [{ spec, id: r.id, name: r.urn.split("::").pop() ?? r.id }] : [];
     });
+    const fromConfig = await stackConfig(read, ["--stack", name]);
+    const settings = {
+        token: fromConfig(configKeys.token),
+        apiUrl: values["api-url"] ?? fromConfig(configKeys.apiUrl),
+    };
+    return { name, managed, settings };
+}
+
+/** Every connection the stack manages, read in full from the API. */
+async function ofStack(
+    name: string,
+    managed: Listed,
+    client: ChatbotClient,
+    common: ProbeOptions,
+    io: ProbeIo,
+): Promise<Backend[]> {
     io.stderr(`probe: stack ${name} manages ${managed.length}; reading each at ${client.apiUrl}.\n`);
     return readBackends(managed, client, common, (item) => ({
         ...item,
@@ -313,7 +339,7 @@ async function ofAccount(client: ChatbotClient, common: ProbeOptions, io: ProbeI
 
 /** Each item's single read (concurrent, within the client's in-flight limit) as a backend to probe. */
 async function readBackends(
-    items: Array<{ spec: AnySpec; id: string; name: string }>,
+    items: Listed,
     client: ChatbotClient,
     common: ProbeOptions,
     gone: (item: Backend) => Backend | undefined,

@@ -101,3 +101,16 @@ export async function managedInStack(read: CheckedRun, name: string): Promise<Ma
     const text = await read(["stack", "export", "--stack", name], `stack export --stack ${name}`);
     return managedResources(text, `stack ${name}`);
 }
+
+/** A stack's config, secrets in plaintext (kept in memory, never printed): a key's string value,
+ *  else undefined. `onStack` is `["--stack", name]`. */
+export async function stackConfig(read: CheckedRun, onStack: string[]): Promise<(key: string) => string | undefined> {
+    const config = JSON.parse(await read(["config", "--json", "--show-secrets", ...onStack], "config")) as Record<
+        string,
+        { value?: unknown }
+    >;
+    return (key) => {
+        const v = config[key]?.value;
+        return typeof v === "string" ? v : undefined;
+    };
+}

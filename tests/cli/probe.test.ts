@@ -2,9 +2,9 @@
  * `pulumi-chatbot probe --stack`, run as a pipeline's post-deploy step runs it
  * (examples/pipelines.md): after a real `pulumi up` of two connections, each pointing at a backend
  * on 127.0.0.1 (the kit's handler, and one written from ChatBot's example backends, which answers
- * in the older `elements` format), the installed command reads the stack through the real pulumi
- * CLI and the connections' secrets through the simulator's single read, and exits 1 naming the bad
- * one. One `up`, one destroy.
+ * in the older `elements` format), the installed command reads the stack (its export, and its
+ * config for the API's token and address) through the real pulumi CLI and the connections' secrets
+ * through the simulator's single read, and exits 1 naming the bad one. One `up`, one destroy.
  */
 import { strict as assert } from "assert";
 import { spawn } from "child_process";
@@ -90,9 +90,8 @@ describe("pulumi-chatbot probe --stack, through the real pulumi CLI", function (
 
     /** The installed command, in the project's folder, with the stack's backend and the pulumi CLI on PATH. */
     function probe(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+        // No CHATBOT_TOKEN or CHATBOT_API_URL: the stack's config has them, as a pipeline's may.
         const env = stack.environment({
-            CHATBOT_TOKEN: sim.token,
-            CHATBOT_API_URL: sim.url,
             PATH: `${path.dirname(pulumiCli())}${path.delimiter}${process.env.PATH ?? ""}`,
         });
         return new Promise((resolve, reject) => {

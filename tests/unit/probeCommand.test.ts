@@ -417,14 +417,25 @@ describe("pulumi-chatbot probe", function () {
             assert.deepEqual(seen, [], "no backend was called");
         });
 
-        /** `pulumi` as the command runs it: `stack export --stack prod` answers the given resources. */
-        function pulumiWith(resources: Array<{ type: string; id: string; name: string }>): PulumiRun {
+        /** `pulumi` as the command runs it: `stack export --stack prod` answers the given resources,
+         *  `config --json --show-secrets --stack prod` the given config. */
+        function pulumiWith(
+            resources: Array<{ type: string; id: string; name: string }>,
+            config: Record<string, string> = {},
+        ): PulumiRun {
             return async (args) => {
                 const at = args.indexOf("--stack");
                 const stack = at >= 0 ? args[at + 1] : "";
-                if (args[0] !== "stack" || args[1] !== "export" || stack !== "prod") {
+                if (stack !== "prod")
                     return { code: 255, stdout: "", stderr: `error: no stack named '${stack}' found\n` };
+                if (args[0] === "config" && args.includes("--show-secrets")) {
+                    const json = Object.fromEntries(
+                        Object.entries(config).map(([k, value]) => [k, { value, secret: true }]),
+                    );
+                    return { code: 0, stdout: JSON.stringify(json), stderr: "" };
                 }
+                if (args[0] !== "stack" || args[1] !== "export")
+                    return { code: 1, stdout: "", stderr: `unexpected ${args.join(" ")}` };
                 const deployment = {
                     manifest: {},
                     resources: resources.map((r) => ({
@@ -461,6 +472,31 @@ describe("pulumi-chatbot probe", function () {
             assert.ok(!r.stdout.includes(s.example.id), "a connection the stack does not manage is not probed");
             assert.match(r.stderr, /^probe: stack prod manages 3; reading each at /m);
             assertNoSecret(r, sim.token);
+        });
+
+        it("--stack takes the stack's chatbot:token and chatbot:apiUrl before the environment, as the provider does", async () => {
+            const s = seed();
+            const pulumi = pulumiWith([{ type: CONNECTION_TYPE, id: s.orders.id, name: "orders" }], {
+                "chatbot:token": sim.token,
+                "chatbot:apiUrl": sim.url,
+            });
+            const env = {
+                CHATBOT_TOKEN: "wr0ng-PROBE-secret",
+                CHATBOT_API_URL: "http://127.0.0.1:9",
+                CHATBOT_RETRY_BASE_MS: "1",
+            };
+            const r = await run(["--stack", "prod"], env, pulumi);
+            assert.equal(r.code, 0, r.stdout + r.stderr);
+            assert.match(r.stdout, /^ok {4}webhook connection "orders"/m);
+            assertNoSecret(r, sim.token);
+            // A wrong token in the stack's config is refused by the API: exit 2, the token not shown.
+            const wrongPulumi = pulumiWith([{ type: CONNECTION_TYPE, id: s.orders.id, name: "orders" }], {
+                "chatbot:token": "wr0ng-PROBE-secret",
+            });
+            const wrong = await run(["--stack", "prod"], apiEnv(), wrongPulumi);
+            assert.equal(wrong.code, 2);
+            assert.match(wrong.stderr, /rejected the developer access token \(HTTP 401\)/);
+            assertNoSecret(wrong);
         });
 
         it("a --stack that does not exist fails with exit 2, naming it, with no stack trace", async () => {
