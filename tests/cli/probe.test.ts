@@ -7,14 +7,12 @@
  * through the simulator's single read, and exits 1 naming the bad one. One `up`, one destroy.
  */
 import { strict as assert } from "assert";
-import { spawn } from "child_process";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { createWebhookHandler, text } from "../../provider/webhook";
 import { declareStack, ok, pulumiCli, STORY, type PulumiStack } from "../helpers/pulumi";
-import { installedTesting, loopbackServers, root } from "../helpers/support";
+import { installedTesting, loopbackServers, runInstalledCommand, type CommandResult } from "../helpers/support";
 
-const CLI = path.join(root, "node_modules", "pulumi-chatbot", "dist", "cli", "index.js");
 const TOKEN = "hook-t0ken-cli-secret";
 const PASSWORD = "hook-pa55-cli-secret";
 const HEADER = "hook-h3ader-cli-secret";
@@ -89,24 +87,12 @@ describe("pulumi-chatbot probe --stack, through the real pulumi CLI", function (
     });
 
     /** The installed command, in the project's folder, with the stack's backend and the pulumi CLI on PATH. */
-    function probe(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    function probe(args: string[]): Promise<CommandResult> {
         // No CHATBOT_TOKEN or CHATBOT_API_URL: the stack's config has them, as a pipeline's may.
         const env = stack.environment({
             PATH: `${path.dirname(pulumiCli())}${path.delimiter}${process.env.PATH ?? ""}`,
         });
-        return new Promise((resolve, reject) => {
-            const child = spawn(process.execPath, [CLI, "probe", ...args], { cwd: stack.projectDir, env });
-            let stdout = "";
-            let stderr = "";
-            child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-            child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-            const timer = setTimeout(() => child.kill(), 60_000);
-            child.once("error", reject);
-            child.once("exit", (code) => {
-                clearTimeout(timer);
-                resolve({ code, stdout, stderr });
-            });
-        });
+        return runInstalledCommand(["probe", ...args], { env, cwd: stack.projectDir });
     }
 
     it("after `pulumi up`, exits 1 naming the backend in the older format, the other ok, no secret printed", async () => {

@@ -34,6 +34,13 @@ interface Run {
     stderr: string;
 }
 
+/** What --json prints. */
+interface JsonReport {
+    ok: boolean;
+    summary: { backends: number; ok: number; failing: number };
+    backends: Array<Record<string, unknown>>;
+}
+
 describe("pulumi-chatbot probe", function () {
     this.timeout(20_000);
     const servers = loopbackServers();
@@ -192,11 +199,7 @@ describe("pulumi-chatbot probe", function () {
 
             const json = await run([`${older}/`, "--token", TOKEN, "--json"]);
             assert.equal(json.code, 1);
-            const out = JSON.parse(json.stdout) as {
-                ok: boolean;
-                summary: unknown;
-                backends: Array<Record<string, unknown>>;
-            };
+            const out = JSON.parse(json.stdout) as JsonReport;
             assert.equal(out.ok, false);
             assert.deepEqual(out.summary, { backends: 1, ok: 0, failing: 1 });
             assert.equal(out.backends.length, 1);
@@ -373,11 +376,7 @@ describe("pulumi-chatbot probe", function () {
             assertNoSecret(r, sim.token);
 
             const json = await run(["--all", "--json"], apiEnv());
-            const out = JSON.parse(json.stdout) as {
-                ok: boolean;
-                summary: unknown;
-                backends: Array<Record<string, unknown>>;
-            };
+            const out = JSON.parse(json.stdout) as JsonReport;
             assert.equal(out.ok, false);
             assert.deepEqual(out.summary, { backends: 3, ok: 2, failing: 1 });
             assert.deepEqual(
