@@ -26,11 +26,12 @@ export function commandClient(
     }
 }
 
-/** What a command says when the API failed it: a refused token, an address that cannot be
- *  reached, or another API error (messages redacted by the client); undefined for anything else. */
-export function apiFailure(e: unknown, client: ChatbotClient): string | undefined {
+/** What a command says when the API failed it: a refused token (`tokenFrom` says where it was
+ *  set), an address that cannot be reached, or another API error (messages redacted by the
+ *  client); undefined for anything else. */
+export function apiFailure(e: unknown, client: ChatbotClient, tokenFrom: string = envVars.token): string | undefined {
     if (e instanceof AuthenticationError) {
-        return `the ChatBot API at ${client.apiUrl} rejected the developer access token (HTTP 401). Set a valid one in ${envVars.token}.`;
+        return `the ChatBot API at ${client.apiUrl} rejected the developer access token (HTTP 401). Set a valid one in ${tokenFrom}.`;
     }
     if (e instanceof ConnectionError && e.reason === "unreachable") {
         return `cannot reach the ChatBot API: ${e.message} Check ${envVars.apiUrl} or --api-url.`;

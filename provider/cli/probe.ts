@@ -120,6 +120,7 @@ export async function probe(argv: string[], io: ProbeIo): Promise<number> {
         return PROBE_EXIT.usage;
     };
     let client: ChatbotClient | undefined;
+    let tokenFrom: string = envVars.token;
     try {
         const { values, positionals } = parseOptions(argv);
         if (values.help) {
@@ -133,7 +134,10 @@ export async function probe(argv: string[], io: ProbeIo): Promise<number> {
         } else {
             refuseUrlSecrets(positionals, values);
             const stack = values.stack === undefined ? undefined : await readStack(values.stack, values, io);
-            if (stack?.settings.token !== undefined) secrets.push(stack.settings.token);
+            if (stack?.settings.token !== undefined) {
+                secrets.push(stack.settings.token);
+                tokenFrom = `stack ${stack.name}'s ${configKeys.token}`;
+            }
             const made = commandClient(io.env, values["api-url"], stack?.settings);
             if (!(made instanceof ChatbotClient)) return fail(made.error);
             client = made;
@@ -148,7 +152,7 @@ export async function probe(argv: string[], io: ProbeIo): Promise<number> {
     } catch (e) {
         if (e instanceof UsageError || e instanceof StackExportError || e instanceof PulumiFailed)
             return fail(e.message);
-        const failure = client && apiFailure(e, client);
+        const failure = client && apiFailure(e, client, tokenFrom);
         if (failure !== undefined) return fail(failure);
         throw e;
     }

@@ -494,7 +494,10 @@ describe("pulumi-chatbot probe", function () {
             });
             const wrong = await run(["--stack", "prod"], apiEnv(), wrongPulumi);
             assert.equal(wrong.code, 2);
-            assert.match(wrong.stderr, /rejected the developer access token \(HTTP 401\)/);
+            assert.match(
+                wrong.stderr,
+                /rejected the developer access token \(HTTP 401\)\. Set a valid one in stack prod's chatbot:token\./,
+            );
             assertNoSecret(wrong);
         });
 
