@@ -1,5 +1,5 @@
 /**
- * The `pulumi` runs that `recover` and `discover` make, and what they read through them of every
+ * The `pulumi` runs that `recover`, `discover` and `probe` make, and what they read through them of
  * stack of a backend: the CLI lists the stacks and exports each, on every kind of backend.
  */
 import { spawn } from "child_process";
