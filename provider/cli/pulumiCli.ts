@@ -1,6 +1,7 @@
 /**
- * The `pulumi` runs that `recover`, `discover` and `probe` make, and what they read through them of
- * stack of a backend: the CLI lists the stacks and exports each, on every kind of backend.
+ * The `pulumi` runs that `recover`, `discover` and `probe` make, and what they read through them:
+ * the ids every stack of a backend records (the CLI lists the stacks and exports each, on every
+ * kind of backend), one stack's resources, and a stack's config.
  */
 import { spawn } from "child_process";
 import { scrub } from "../client/redact";
