@@ -25,6 +25,14 @@ export function listAll<O extends Plain, R, L>(client: ChatbotClient, spec: Read
     });
 }
 
+/** Every item of every resource of the account, with its spec: the list reads, at once. */
+export async function listAccount(client: ChatbotClient): Promise<Array<{ spec: AnySpec; id: string; name: string }>> {
+    const listed = await Promise.all(resources.map((spec) => listAll(client, spec)));
+    return resources.flatMap((spec, i) =>
+        (listed[i] as Array<{ id: string; name: string }>).map((item) => ({ spec, id: item.id, name: item.name })),
+    );
+}
+
 /** One item's single read, as the resource's outputs; undefined when there is none (404). */
 export async function readOne<O extends Plain, R, L>(
     client: ChatbotClient,

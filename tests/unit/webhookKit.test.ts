@@ -494,6 +494,14 @@ describe("probeWebhook", function () {
                         return res.writeHead(307, { location: "/loop" }).end();
                     case "/invalid":
                         return answerJson(res, 200, { responses: [{ type: "text", message: "" }] });
+                    case "/older":
+                        // As ChatBotCom/nodejs-webhook-example answers.
+                        return answerJson(res, 200, { responses: [{ type: "text", elements: ["Ok, no problem"] }] });
+                    case "/older-attributes":
+                        return answerJson(res, 200, {
+                            responses: [text("Hi"), { type: "text", elements: ["a", "b"] }],
+                            parameters: { plan: "pro" },
+                        });
                     case "/notjson":
                         return res.writeHead(200, { "content-type": "text/html" }).end("<html>hi</html>");
                     case "/slow":
@@ -585,6 +593,32 @@ describe("probeWebhook", function () {
 
         const html = await probeWebhook(`${server}/notjson`);
         assert.deepEqual(html.problems, ["invalid body: the answer is not JSON"]);
+    });
+
+    it("names the older format of ChatBot's example backends (elements, parameters) and what to write instead", async () => {
+        const r = await probeWebhook(`${server}/older`);
+        assert.equal(r.ok, false);
+        assert.deepEqual(r.problems, [
+            'invalid body: responses[0]: {"type": "text", "elements": [...]} is the older format of ChatBot\'s example ' +
+                'backends (the BotEngine documentation); the current format is {"type": "text", "message": "..."} for one ' +
+                'text, or {"type": "randomText", "messages": [...]} for one of several at random',
+        ]);
+        const php = await probeWebhook(`${server}/older-attributes`);
+        assert.equal(php.problems.length, 2, php.problems.join("\n"));
+        assert.match(php.problems[0], /^invalid body: responses\[1\]: \{"type": "text", "elements"/);
+        assert.match(
+            php.problems[1],
+            /^invalid body: parameters: is what the older format .* calls attributes; .*"attributes"/,
+        );
+        // The same words from the validator a backend's own tests use, and nothing about "message".
+        const failures = verifyWebhookResponse({ type: "text", elements: ["x"] }).failures;
+        assert.equal(failures.length, 1);
+        assert.match(
+            failures[0].reason,
+            /one bot response in the older format .*"responses": \{"responses": \[\.\.\.\]\}/,
+        );
+        // A cards response's `elements` is the current format's own: not taken for the older one.
+        assert.deepEqual(verifyWebhookResponse(one({ type: "cards", elements: [card] })).failures, []);
     });
 
     it("reports a backend slower than the time limit", async () => {
