@@ -84,7 +84,7 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
  * tests of your function: `assert.deepEqual(verifyWebhookResponse(await answer(call)).failures, [])`.
  */
 export function verifyWebhookResponse(value: unknown): WebhookVerification {
-    const result = validate(webhookResponseSchema, value);
+    const result = validate(webhookResponseSchema, value, JSON_VALUE);
     return result.ok ? { ok: true, failures: [] } : { ok: false, failures: result.failures };
 }
 
@@ -111,6 +111,9 @@ export interface Answer {
 export const LOG_PREFIX = "pulumi-chatbot webhook:";
 
 const JSON_TYPE = "application/json; charset=utf-8";
+
+/** A call's JSON holds no preview's unknown: every issue counts (../schema/validate.ts). */
+export const JSON_VALUE = { preview: false } as const;
 
 /** Parses a body that was read whole. */
 export function parseJson(text: string): Body {
@@ -209,7 +212,7 @@ export function createCallHandler<Context>(
         }
         if (body.kind === "notJson") return reject({ status: 400, message: "request body is not valid JSON" });
 
-        const request = validate(webhookRequestSchema, body.value);
+        const request = validate(webhookRequestSchema, body.value, JSON_VALUE);
         if (!request.ok) {
             return reject({ status: 400, message: "invalid webhook request", failures: request.failures });
         }
@@ -220,7 +223,7 @@ export function createCallHandler<Context>(
         } catch (error) {
             return fail({ status: 500, message: "the webhook function threw", error });
         }
-        const response = validate(webhookResponseSchema, result);
+        const response = validate(webhookResponseSchema, result, JSON_VALUE);
         if (!response.ok) {
             return fail({
                 status: 500,

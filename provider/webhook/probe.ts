@@ -21,6 +21,7 @@ import { connectionLimits } from "../limits";
 import { httpUrl } from "../schema/fields";
 import { validate } from "../schema/validate";
 import { webhookLimits } from "../limits";
+import { JSON_VALUE } from "./core";
 import { webhookResponseSchema } from "./schema";
 import type { WebhookRequest, WebhookResponse } from "./types";
 
@@ -307,7 +308,7 @@ function judgeBody(text: string, problems: string[]): WebhookResponse | undefine
         );
         return undefined;
     }
-    const checked = validate(webhookResponseSchema, body);
+    const checked = validate(webhookResponseSchema, body, JSON_VALUE);
     if (checked.ok) return checked.value;
     for (const f of checked.failures) problems.push(`invalid body: ${f.reason}`);
     return undefined;
