@@ -186,6 +186,7 @@ for (const language of LANGUAGES) {
             assert.match(String(notChatBots.body.error), /request\.json.*node/);
             const wrongToken = await fetch(`${backend.url}?challenge=c&token=wrong`);
             assert.equal(wrongToken.status, 401);
+            assert.equal((await fetch(backend.url, { method: "PUT" })).status, 405);
         });
 
         it("refuses its own answer over a documented limit (BAD_ANSWER=1) with its validator's message", async function () {

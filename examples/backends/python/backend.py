@@ -63,7 +63,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         query = parse_qs(urlparse(self.path).query)
         if "challenge" not in query:
-            return self.send(405, {"error": "method not allowed: use POST"})
+            return self.not_allowed()
         # ChatBot's verification request: the challenge back as the body, when the token is right.
         if not self.token_ok(query):
             return self.send(401, {"error": "unauthorized"})
@@ -87,6 +87,11 @@ class Handler(BaseHTTPRequestHandler):
             print(message, file=sys.stderr, flush=True)
             return self.send(500, {"error": message})
         self.send(200, body)
+
+    def not_allowed(self):
+        self.send(405, {"error": "method not allowed: use POST"})
+
+    do_PUT = do_PATCH = do_DELETE = not_allowed
 
     def log_message(self, format, *args):
         pass  # one line per call is noise here; problems are printed above
