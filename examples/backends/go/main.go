@@ -27,22 +27,17 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// compile reads one schema file of the contract.
+// compile reads one schema file of the contract; the library's messages name the file.
 func compile(dir, name string) *jsonschema.Schema {
-	file, err := os.Open(filepath.Join(dir, name))
+	file, err := filepath.Abs(filepath.Join(dir, name))
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer file.Close()
-	doc, err := jsonschema.UnmarshalJSON(file)
+	schema, err := jsonschema.NewCompiler().Compile(file)
 	if err != nil {
-		log.Fatalf("%s: %v", name, err)
+		log.Fatalf("%s: %v", file, err)
 	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(name, doc); err != nil {
-		log.Fatal(err)
-	}
-	return c.MustCompile(name)
+	return schema
 }
 
 // problem is the validator's verdict on value as one line, or "" when it is valid.
