@@ -11,7 +11,7 @@
  * response body or a log line.
  */
 import { webhookLimits } from "../limits";
-import { validateWebhookResponse, webhookRequestSchema } from "./schema";
+import { JSON_VALUE, validateWebhookResponse, webhookRequestSchema } from "./schema";
 import type { WebhookRequest, WebhookResponse } from "./types";
 import { describeFailures, validate } from "../schema/validate";
 import type { CheckFailure } from "../schema/validate";
@@ -209,7 +209,7 @@ export function createCallHandler<Context>(
         }
         if (body.kind === "notJson") return reject({ status: 400, message: "request body is not valid JSON" });
 
-        const request = validate(webhookRequestSchema, body.value);
+        const request = validate(webhookRequestSchema, body.value, JSON_VALUE);
         if (!request.ok) {
             return reject({ status: 400, message: "invalid webhook request", failures: request.failures });
         }

@@ -33,8 +33,10 @@ function byType<const Options extends readonly [Typed, ...Typed[]]>(options: Opt
 // ---------------------------------------------------------------------------------------------
 // Buttons (2.7)
 
-/** A story node id: 36 characters, a version 4 UUID (version nibble 4, variant 8, 9, a or b). */
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+/** A story node id: 36 characters, a version 4 UUID (version nibble 4, variant 8, 9, a or b), in
+ *  either case. Spelled out rather than with the `i` flag: a JSON Schema `pattern` has no flags,
+ *  so the generated schema (./jsonSchema.ts) would otherwise refuse upper case. */
+const UUID_V4 = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
 /** `+` and then digits only: with 3 to 16 characters that is 2 to 15 digits, as in E.164. */
 const PHONE = /^\+[0-9]{2,}$/;
 
@@ -177,6 +179,9 @@ export const webhookResponseSchema = record({
     attributes: attributesSchema.optional(),
 });
 
+/** A call's JSON holds no preview's unknown: every issue counts (../schema/validate.ts). */
+export const JSON_VALUE = { preview: false } as const;
+
 /**
  * Validates a backend's answer, as the handlers, `verifyWebhookResponse` and the probe judge it.
  *
@@ -191,7 +196,7 @@ export const webhookResponseSchema = record({
 export function validateWebhookResponse(
     value: unknown,
 ): { ok: true; value: Types.WebhookResponse } | { ok: false; failures: CheckFailure[] } {
-    const checked = validate(webhookResponseSchema, value);
+    const checked = validate(webhookResponseSchema, value, JSON_VALUE);
     return checked.ok ? checked : { ok: false, failures: namingOlderFormat(value, checked.failures) };
 }
 

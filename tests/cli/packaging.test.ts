@@ -192,6 +192,10 @@ describe("the installed package type-checks in a user's project", function () {
             assert.ok(packed.has("plugin/pulumi-resource-chatbot"), "the native provider plugin is packed");
             assert.ok(![...packed].some((f) => f.startsWith("dist/gone")), "an older build's file is not packed");
             assert.ok(!fs.existsSync(path.join(fresh, "dist", "gone")), "nor left in dist/");
+            // The webhook contract as JSON Schema, written by the build from the zod schemas.
+            for (const file of ["request", "response"]) {
+                assert.ok(packed.has(`dist/webhook/schema/${file}.json`), `dist/webhook/schema/${file}.json is packed`);
+            }
             for (const file of ["PulumiPolicy.yaml", "package.json", "index.js"]) {
                 assert.ok(packed.has(`policy-pack/${file}`), `the policy pack's ${file} is packed`);
             }
