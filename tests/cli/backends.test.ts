@@ -14,7 +14,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import type * as Webhook from "pulumi-chatbot/webhook";
-import { installedRequire, root } from "../helpers/support";
+import { installedRequire, root, runInstalledCommand } from "../helpers/support";
 import { goProgramBinary, MAVEN_REPO, pythonVenvOf } from "../helpers/languagePrograms";
 import { javaJar } from "../helpers/javaPrograms";
 
@@ -26,12 +26,25 @@ const STARTUP_MS = 60_000;
 
 const webhook: typeof Webhook = installedRequire("pulumi-chatbot/webhook");
 
+/** What `pulumi-chatbot probe --json` says of one backend. */
+interface Probed {
+    exit: number | null;
+    ok: boolean;
+    verification?: { ok: boolean };
+    problems: string[];
+}
+
 /**
- * How ChatBot's side checks a backend: the kit's probe. `pulumi-chatbot probe` (issue 61, part 1)
- * is to replace it here, in this one place.
+ * How a pipeline checks a backend as ChatBot calls it: the installed `pulumi-chatbot probe`, its
+ * token from the environment (out of the command line), its --json read.
  */
-async function probeBackend(url: string): Promise<Webhook.ProbeResult> {
-    return webhook.probeWebhook(url, { token: TOKEN });
+async function probeBackend(url: string): Promise<Probed> {
+    const r = await runInstalledCommand(["probe", url, "--json"], {
+        env: { ...process.env, CHATBOT_PROBE_TOKEN: TOKEN },
+    });
+    assert.ok(!r.stdout.includes(TOKEN) && !r.stderr.includes(TOKEN), "the probe prints no token");
+    const [backend] = (JSON.parse(r.stdout) as { backends: Probed[] }).backends;
+    return { ...backend, exit: r.code };
 }
 
 /** The first of these commands that does not run (`[command, its version flag]`), as a reason to skip. */
@@ -177,7 +190,9 @@ for (const language of LANGUAGES) {
             const probed = await probeBackend(backend.url);
             assert.deepEqual(probed.problems, [], backend.stderr());
             assert.ok(probed.ok && probed.verification?.ok);
-            assert.deepEqual(probed.response?.responses, [
+            assert.equal(probed.exit, 0, "`pulumi-chatbot probe` exits 0");
+            const answered = await call(backend.url, webhook.sampleWebhookRequest);
+            assert.deepEqual(answered.body.responses, [
                 { type: "text", message: `Hello, ${webhook.sampleWebhookRequest.userId}` },
             ]);
             // Its own validator refuses what is not ChatBot's request, and a wrong token is refused.
@@ -207,6 +222,7 @@ for (const language of LANGUAGES) {
             // What ChatBot would make of it: a failed call.
             const probed = await probeBackend(backend.url);
             assert.equal(probed.ok, false);
+            assert.equal(probed.exit, 1, "`pulumi-chatbot probe` exits 1: a backend would fail a chat");
             assert.ok(
                 probed.problems.some((p) => /answered HTTP 500/.test(p)),
                 probed.problems.join("; "),
