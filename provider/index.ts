@@ -16,6 +16,7 @@ export type {
     GetWebhookConnectionArgs,
     GetWebhookConnectionOutputArgs,
     GetWebhookConnectionResult,
+    GetWebhookConnectionWithSecrets,
     GetWebhookConnectionsArgs,
     WebhookConnectionListItem,
 } from "./resources/webhookConnection";
@@ -47,6 +48,7 @@ export type {
     GetLegacyWebhookArgs,
     GetLegacyWebhookOutputArgs,
     GetLegacyWebhookResult,
+    GetLegacyWebhookWithSecrets,
     GetLegacyWebhooksArgs,
     LegacyWebhookListItem,
 } from "./resources/legacyWebhook";

@@ -27,7 +27,7 @@ function files(dir) {
 }
 
 /** schema/zod.js as the zod it names, bundled (zod is a devDependency: the package carries the
- *  ~190 kB it uses, not zod's 8 MB). Zod's license goes with it, at the top of the file. */
+ *  ~200 kB it uses, not zod's 8 MB). Zod's license goes with it, at the top of the file. */
 function bundleZod(out) {
     const zod = path.join(root, "node_modules", "zod");
     const license = fs.readFileSync(path.join(zod, "LICENSE"), "utf8").trim();
@@ -79,6 +79,18 @@ function dropDeclarationsReaching(pkg, out) {
     for (const file of reaching) fs.rmSync(path.join(out, file));
 }
 
+/** The webhook contract as JSON Schema, written by zod from the kit's zod schemas as just built
+ *  (dist/webhook/jsonSchema.js): webhook/schema/request.json and response.json, which package.json
+ *  exports as pulumi-chatbot/webhook/schema/… and scripts/release.js copies into the release. */
+function writeWebhookJsonSchemas(out) {
+    const { webhookJsonSchemas } = require(path.join(out, "webhook", "jsonSchema.js"));
+    const dir = path.join(out, "webhook", "schema");
+    fs.mkdirSync(dir, { recursive: true });
+    for (const [name, schema] of Object.entries(webhookJsonSchemas())) {
+        fs.writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify(schema, null, 2)}\n`);
+    }
+}
+
 try {
     const tsc = require.resolve("typescript/bin/tsc", { paths: [root] });
     execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json", "--outDir", fresh], {
@@ -86,6 +98,7 @@ try {
         stdio: "inherit",
     });
     bundleZod(fresh);
+    writeWebhookJsonSchemas(fresh);
     const made = files(fresh);
     for (const file of made) {
         const target = path.join(dist, file);

@@ -266,9 +266,10 @@ export class PulumiStack {
         return all.filter((r) => r.custom && !r.type.startsWith("pulumi:providers:") && (!type || r.type === type));
     }
 
-    /** `pulumi stack output --json --show-secrets`. */
-    async outputs(): Promise<Record<string, unknown>> {
-        const r = await this.pulumi(["stack", "output", "--json", "--show-secrets"]);
+    /** `pulumi stack output --json --show-secrets`; without `--show-secrets`, what a reader sees
+     *  (each secret output `"[secret]"`). */
+    async outputs(showSecrets = true): Promise<Record<string, unknown>> {
+        const r = await this.pulumi(["stack", "output", "--json", ...(showSecrets ? ["--show-secrets"] : [])]);
         if (r.code !== 0) throw new Error(`pulumi stack output failed:\n${r.stderr}`);
         return JSON.parse(r.stdout) as Record<string, unknown>;
     }

@@ -11,6 +11,8 @@
  *   maven/<group>/<artifact>/<version>/…                  the Java SDK as a Maven repository: jar, sources,
  *                                                         javadoc, pom, .sha1/.md5 (scripts/java-dist.js)
  *   schema.json                                           the package schema the SDKs come from
+ *   webhook/schema/request.json, response.json            the webhook contract as JSON Schema, as the npm
+ *                                                         package ships it (pulumi-chatbot/webhook/schema/…)
  *   SHA256SUMS                                            sha256sum's format, over all of the above
  *
  * `--out DIR` writes them in DIR instead (the tests build a release once per run into a folder of
@@ -79,6 +81,12 @@ function main() {
     step("schema", () => {
         const { packageSchema } = require(path.join(root, "dist", "native", "schema.js"));
         fs.writeFileSync(path.join(out, "schema.json"), `${JSON.stringify(packageSchema(), null, 2)}\n`);
+    });
+    step("webhook contract (JSON Schema)", () => {
+        // The build's files as they are: written by zod from the kit's schemas (scripts/build-clean.js).
+        fs.cpSync(path.join(root, "dist", "webhook", "schema"), path.join(out, "webhook", "schema"), {
+            recursive: true,
+        });
     });
     const sums = files(out).map((f) => {
         const hash = crypto

@@ -11,10 +11,9 @@
 import * as fs from "fs";
 import { parseArgs } from "util";
 import { ChatbotClient } from "../client/client";
-import { AuthenticationError, ChatbotApiError, ConnectionError } from "../client/errors";
 import { envVars } from "../config";
-import { commandClient } from "./apiClient";
-import { listAll, readOne } from "../resources/lookup";
+import { apiFailure, commandClient } from "./apiClient";
+import { listAccount, readOne } from "../resources/lookup";
 import { resources } from "../resources/registry";
 import { PROJECT_LANGUAGES, writeProject, type ProjectLanguage } from "./convert";
 import { generateProgram, importFile, secretCommands, type Found } from "./generate";
@@ -186,12 +185,9 @@ async function addManagedOfAllStacks(managed: Set<string>, io: Io): Promise<void
 
 /** Every resource of the account no given stack manages, from the list reads; says how many. */
 async function unmanaged(client: ChatbotClient, managed: Set<string>, io: Io): Promise<Unmanaged[]> {
-    const listed = await Promise.all(resources.map((spec) => listAll(client, spec)));
-    const all = resources.flatMap((spec, i) =>
-        (listed[i] as Array<{ id: string; name: string }>).map((item) => ({ spec, id: item.id, name: item.name })),
-    );
+    const all = await listAccount(client);
     const todo = all.filter((x) => !managed.has(x.id));
-    const counts = resources.map((spec, i) => plural(listed[i].length, spec.noun)).join(" and ");
+    const counts = resources.map((spec) => plural(all.filter((x) => x.spec === spec).length, spec.noun)).join(" and ");
     io.stderr(
         `discover: ${counts} at ${client.apiUrl}; ` +
             `${all.length - todo.length} managed by the given stacks, ${todo.length} not.\n`,
@@ -208,7 +204,7 @@ interface Unmanaged {
 /** Each one read in full (concurrent within the client's in-flight limit, each read with the
  *  client's retries); one deleted meanwhile is left out, saying so. */
 async function readInFull(client: ChatbotClient, todo: Unmanaged[], io: Io): Promise<Found[]> {
-    const progress = new Progress(todo.length, io);
+    const progress = new Progress(todo.length, io, (done, total) => `discover: read ${done} of ${total}`);
     const read = await Promise.all(
         todo.map(async (x): Promise<Found | undefined> => {
             const label = `${JSON.stringify(x.name)} (${x.id})`;
@@ -264,13 +260,8 @@ async function writeWhatWasFound(
 /** What the command says of a failure (`client`: once there is one); anything else is a bug, thrown. */
 function failureMessage(e: unknown, client: ChatbotClient | undefined): string {
     if (e instanceof DiscoverFailed || e instanceof StackExportError || e instanceof PulumiFailed) return e.message;
-    if (client && e instanceof AuthenticationError) {
-        return `the ChatBot API at ${client.apiUrl} rejected the developer access token (HTTP 401). Set a valid one in ${envVars.token}.`;
-    }
-    if (e instanceof ConnectionError && e.reason === "unreachable") {
-        return `cannot reach the ChatBot API: ${e.message} Check ${envVars.apiUrl} or --api-url.`;
-    }
-    if (e instanceof ChatbotApiError) return e.message;
+    const failure = client && apiFailure(e, client);
+    if (failure !== undefined) return failure;
     const code = (e as NodeJS.ErrnoException)?.code;
     if (client && typeof code === "string") {
         return `cannot write: ${code} ${(e as NodeJS.ErrnoException).path ?? ""}`.trim();
@@ -295,24 +286,26 @@ function writePrivate(file: string, text: string): void {
     }
 }
 
-/** A line on stderr at each quarter of a long run of reads. */
-class Progress {
+/** A line on stderr at each quarter of a run of `total` steps, when there are at least `from`. */
+export class Progress {
     private done = 0;
     private shown = 0;
 
     constructor(
         private readonly total: number,
-        private readonly io: Io,
+        private readonly io: Pick<Io, "stderr">,
+        private readonly line: (done: number, total: number) => string,
+        // Short runs finish before anyone looks.
+        private readonly from = 20,
     ) {}
 
     tick(): void {
         this.done++;
-        // Short runs finish before anyone looks.
-        if (this.total < 20) return;
+        if (this.total < this.from) return;
         const quarter = Math.floor((this.done * 4) / this.total);
         if (quarter > this.shown) {
             this.shown = quarter;
-            this.io.stderr(`discover: read ${this.done} of ${this.total}\n`);
+            this.io.stderr(`${this.line(this.done, this.total)}\n`);
         }
     }
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
- * The `pulumi-chatbot` command: `discover`, `recover` and `sweep`.
+ * The `pulumi-chatbot` command: `discover`, `recover`, `sweep` and `probe`.
  */
 import * as fs from "fs";
 import { discover, DISCOVER_USAGE, EXIT } from "./discover";
+import { probe, PROBE_USAGE } from "./probe";
 import { pulumiOnPath } from "./pulumiCli";
 import { processIo, recover, RECOVER_USAGE } from "./recover";
 import { sweep, SWEEP_USAGE } from "./sweep";
@@ -14,10 +15,13 @@ Commands:
   discover   find connections no stack manages and write a program that adopts them
   recover    repair a stack after a killed pulumi run (before \`pulumi up\`)
   sweep      delete the connections whose names start with a prefix (what test runs left)
+  probe      call backends as ChatBot does (one URL, a stack's connections, or the account's)
+             and say whether ChatBot would accept each
 
 ${DISCOVER_USAGE}
 ${RECOVER_USAGE}
-${SWEEP_USAGE}`;
+${SWEEP_USAGE}
+${PROBE_USAGE}`;
 
 async function main(argv: string[]): Promise<number> {
     // The AWS SDK (an S3 state backend) warns on every Node.js older than 22, its future floor;
@@ -39,6 +43,14 @@ async function main(argv: string[]): Promise<number> {
             stdout: (t) => process.stdout.write(t),
             stderr: (t) => process.stderr.write(t),
             env: process.env,
+        });
+    }
+    if (command === "probe") {
+        return probe(rest, {
+            stdout: (t) => process.stdout.write(t),
+            stderr: (t) => process.stderr.write(t),
+            env: process.env,
+            pulumi: pulumiOnPath(),
         });
     }
     if (command === undefined || command === "help" || command === "--help" || command === "-h") {

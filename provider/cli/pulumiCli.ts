@@ -1,10 +1,11 @@
 /**
- * The `pulumi` runs that `recover` and `discover` make, and what they read through them of every
- * stack of a backend: the CLI lists the stacks and exports each, on every kind of backend.
+ * The `pulumi` runs that `recover`, `discover` and `probe` make, and what they read through them:
+ * the ids every stack of a backend records (the CLI lists the stacks and exports each, on every
+ * kind of backend), one stack's resources, and a stack's config.
  */
 import { spawn } from "child_process";
 import { scrub } from "../client/redact";
-import { managedResources } from "./stackExport";
+import { managedResources, type ManagedResource } from "./stackExport";
 
 export interface PulumiResult {
     code: number;
@@ -90,8 +91,27 @@ export async function idsOfStacks(
     const ids = new Set<string>();
     for (const { name } of stacks) {
         if (skip(name)) continue;
-        const text = await read(["stack", "export", "--stack", name], `stack export --stack ${name}`);
-        for (const r of managedResources(text, `stack ${name}`)) ids.add(r.id);
+        for (const r of await managedInStack(read, name)) ids.add(r.id);
     }
     return ids;
+}
+
+/** This package's resources that stack `name` manages, from its `pulumi stack export` (no
+ *  secrets shown: ids and types are all it needs). */
+export async function managedInStack(read: CheckedRun, name: string): Promise<ManagedResource[]> {
+    const text = await read(["stack", "export", "--stack", name], `stack export --stack ${name}`);
+    return managedResources(text, `stack ${name}`);
+}
+
+/** A stack's config, secrets in plaintext (kept in memory, never printed): a key's string value,
+ *  else undefined. `onStack` is `["--stack", name]`. */
+export async function stackConfig(read: CheckedRun, onStack: string[]): Promise<(key: string) => string | undefined> {
+    const config = JSON.parse(await read(["config", "--json", "--show-secrets", ...onStack], "config")) as Record<
+        string,
+        { value?: unknown }
+    >;
+    return (key) => {
+        const v = config[key]?.value;
+        return typeof v === "string" ? v : undefined;
+    };
 }

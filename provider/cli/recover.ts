@@ -38,7 +38,15 @@ import { configKeys, readSettings, resolveSettings, SettingsError } from "../con
 import { listAll, readOne } from "../resources/lookup";
 import { differingKeys, inputKeys, isPlain, keysWhere, type AnySpec, type Plain } from "../resources/spec";
 import { asStateSecret, revealed, secretStringsIn } from "../resources/secretWrapper";
-import { checkedRun, idsOfStacks, PulumiFailed, pulumiOnPath, type CheckedRun, type PulumiRun } from "./pulumiCli";
+import {
+    checkedRun,
+    idsOfStacks,
+    PulumiFailed,
+    pulumiOnPath,
+    stackConfig,
+    type CheckedRun,
+    type PulumiRun,
+} from "./pulumiCli";
 import { managedResources, specOfType } from "./stackExport";
 import { readLocks, type Lock, type StateBackend } from "./state";
 import { openStateBackend } from "./state/open";
@@ -298,14 +306,7 @@ async function readState({ run, onStack }: Target, locks: Lock[] | undefined, se
     const deployment: Deployment = exported.deployment ?? {};
     secrets.push(...secretStringsIn(deployment));
     const pending = deployment.pending_operations ?? [];
-    let config: Record<string, { value?: unknown }> = {};
-    if (pending.length > 0 || locks?.length) {
-        config = JSON.parse(await run(["config", "--json", "--show-secrets", ...onStack], "config")) as typeof config;
-    }
-    const fromConfig = (key: string) => {
-        const v = config[key]?.value;
-        return typeof v === "string" ? v : undefined;
-    };
+    const fromConfig = pending.length > 0 || locks?.length ? await stackConfig(run, onStack) : () => undefined;
     secrets.push(...[fromConfig(configKeys.token)].filter((s): s is string => s !== undefined));
     return { exported, deployment, pending, locks, fromConfig };
 }

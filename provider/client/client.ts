@@ -38,6 +38,8 @@ export class ChatbotClient {
     readonly apiUrl: string;
     readonly timeoutMs: number;
     readonly retry: RetryPolicy;
+    /** Requests on the wire at once, at most; commands that call backends too keep within it. */
+    readonly maxInFlight: number;
     /** The API's clock minus ours (ms), from the `Date` header of the latest answer; 0 before any. */
     clockOffsetMs = 0;
     /** How fast this client sends once the API has limited it; shared by all its requests. */
@@ -56,7 +58,8 @@ export class ChatbotClient {
             maxElapsedMs: retry.maxElapsedMs ?? DEFAULT_RETRY.maxElapsedMs,
             budgetHint: retry.budgetHint,
         };
-        this.slots = new Slots(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
+        this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+        this.slots = new Slots(this.maxInFlight);
         this.target = {
             apiUrl: this.apiUrl,
             token: options.token,

@@ -11,21 +11,27 @@
  * generate SDKs.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { lookupForms, type LookupRunner } from "../resources/getFunctions";
 import type {
     GetLegacyWebhookArgs,
     GetLegacyWebhookOutputArgs,
+    GetLegacyWebhookResult,
+    GetLegacyWebhookWithSecrets,
     GetLegacyWebhooksArgs,
     LegacyWebhookArgs,
     LegacyWebhookListItem,
     LegacyWebhookOutputs,
+    SecretInputs as LegacySecrets,
 } from "../resources/legacyWebhook";
 import { resourceOfType } from "../resources/registry";
 import { unsetProperties } from "../resources/spec";
-import type { LookupInputs } from "../resources/spec";
 import type {
     GetWebhookConnectionArgs,
     GetWebhookConnectionOutputArgs,
+    GetWebhookConnectionResult,
+    GetWebhookConnectionWithSecrets,
     GetWebhookConnectionsArgs,
+    SecretInputs as ConnectionSecrets,
     WebhookConnectionArgs,
     WebhookConnectionListItem,
     WebhookConnectionOutputs,
@@ -103,53 +109,59 @@ export class Provider extends pulumi.ProviderResource {
 // ---------------------------------------------------------------------------------------------
 // The plugin's lookup functions (../resources/lookup.ts), as every generated SDK has them: a plain
 // form (a Promise) and an Output form, each taking invoke options, whose `provider` reads that
-// provider's account. Read only; they run at preview too.
+// provider's account. Read only; they run at preview too. No secret in a result unless asked for
+// (`includeSecrets: true`): then the plain form's secret fields are secret Outputs (Node.js's plain
+// invoke drops the marks, so they are put back), and the Output form is secret as a whole.
 
-/** A function's plain and Output forms, with the plugin of this package's version. */
-function nativeFunction<Args, OutputArgs, Result>(name: string) {
-    return {
-        plain: (args: Args, opts?: pulumi.InvokeOptions): Promise<Result> =>
-            pulumi.runtime.invoke(token(name), args as pulumi.Inputs, { ...PLUGIN, ...opts }),
-        output: (args: OutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<Result> =>
-            pulumi.runtime.invokeOutput<Result>(token(name), args as pulumi.Inputs, { ...PLUGIN, ...opts }),
-    };
-}
+/** The plugin's Invoke, with the plugin of this package's version. */
+const viaPlugin: LookupRunner<pulumi.InvokeOptions, pulumi.InvokeOutputOptions> = {
+    plain: (fn, args, opts) => pulumi.runtime.invoke(token(fn.name), args, { ...PLUGIN, ...opts }),
+    output: (fn, args, opts) => pulumi.runtime.invokeOutput(token(fn.name), args, { ...PLUGIN, ...opts }),
+};
 
-/** A connection found: `id` and every field; `token`, `headers` and `auth` are secret in the Output form. */
-export type GetWebhookConnectionResult = WebhookConnectionOutputs & { id: string };
-const webhookConnection = nativeFunction<
+export type {
     GetWebhookConnectionArgs,
     GetWebhookConnectionOutputArgs,
-    GetWebhookConnectionResult
->("getWebhookConnection");
-/** Reads one connection, by `id`, or by `name` (and `storyId`); no match, or several, is an error naming them. */
-export const getWebhookConnection = webhookConnection.plain;
-export const getWebhookConnectionOutput = webhookConnection.output;
-
-/** A legacy webhook found: `id` and every field. */
-export type GetLegacyWebhookResult = LegacyWebhookOutputs & { id: string };
-const legacyWebhook = nativeFunction<GetLegacyWebhookArgs, GetLegacyWebhookOutputArgs, GetLegacyWebhookResult>(
-    "getLegacyWebhook",
-);
-/** Reads one legacy webhook, by `id` or by `name`. */
-export const getLegacyWebhook = legacyWebhook.plain;
-export const getLegacyWebhookOutput = legacyWebhook.output;
-
-export type { GetWebhookConnectionsArgs, WebhookConnectionListItem, GetLegacyWebhooksArgs, LegacyWebhookListItem };
-const webhookConnections = nativeFunction<
+    GetWebhookConnectionResult,
+    GetWebhookConnectionWithSecrets,
     GetWebhookConnectionsArgs,
-    LookupInputs<GetWebhookConnectionsArgs>,
-    { items: WebhookConnectionListItem[] }
->("getWebhookConnections");
-/** Lists the account's connections, in the API's order. */
-export const getWebhookConnections = webhookConnections.plain;
-export const getWebhookConnectionsOutput = webhookConnections.output;
-
-const legacyWebhooks = nativeFunction<
+    WebhookConnectionListItem,
+    GetLegacyWebhookArgs,
+    GetLegacyWebhookOutputArgs,
+    GetLegacyWebhookResult,
+    GetLegacyWebhookWithSecrets,
     GetLegacyWebhooksArgs,
-    LookupInputs<GetLegacyWebhooksArgs>,
-    { items: LegacyWebhookListItem[] }
->("getLegacyWebhooks");
+    LegacyWebhookListItem,
+};
+
+const webhookConnection = lookupForms<
+    GetWebhookConnectionArgs,
+    WebhookConnectionOutputs,
+    ConnectionSecrets,
+    GetWebhookConnectionsArgs,
+    WebhookConnectionListItem,
+    pulumi.InvokeOptions,
+    pulumi.InvokeOutputOptions
+>(resourceOfType("WebhookConnection"), viaPlugin);
+/** Reads one connection, by `id`, or by `name` (and `storyId`); no match, or several, is an error naming them. */
+export const getWebhookConnection = webhookConnection.get;
+export const getWebhookConnectionOutput = webhookConnection.getOutput;
+/** Lists the account's connections, in the API's order. */
+export const getWebhookConnections = webhookConnection.list;
+export const getWebhookConnectionsOutput = webhookConnection.listOutput;
+
+const legacyWebhook = lookupForms<
+    GetLegacyWebhookArgs,
+    LegacyWebhookOutputs,
+    LegacySecrets,
+    GetLegacyWebhooksArgs,
+    LegacyWebhookListItem,
+    pulumi.InvokeOptions,
+    pulumi.InvokeOutputOptions
+>(resourceOfType("LegacyWebhook"), viaPlugin);
+/** Reads one legacy webhook, by `id` or by `name`. */
+export const getLegacyWebhook = legacyWebhook.get;
+export const getLegacyWebhookOutput = legacyWebhook.getOutput;
 /** Lists the account's legacy webhooks. */
-export const getLegacyWebhooks = legacyWebhooks.plain;
-export const getLegacyWebhooksOutput = legacyWebhooks.output;
+export const getLegacyWebhooks = legacyWebhook.list;
+export const getLegacyWebhooksOutput = legacyWebhook.listOutput;

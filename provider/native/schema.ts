@@ -8,9 +8,9 @@
  */
 import { DEFAULT_RETRY } from "../client/retry";
 import { configKeys, DEFAULT_API_URL, envVars, tuningEnvVars } from "../config";
-import { lookupFunctions, NAME_PREFIX, type LookupFunction } from "../resources/lookup";
+import { INCLUDE_SECRETS, lookupFunctions, NAME_PREFIX, type LookupFunction } from "../resources/lookup";
 import { resources } from "../resources/registry";
-import { ADOPT_KEY, omit, pick, type Field, type FieldKind, type OutputType } from "../resources/spec";
+import { ADOPT_KEY, keysWhere, omit, pick, type Field, type FieldKind, type OutputType } from "../resources/spec";
 import { validate } from "../schema/validate";
 
 export const PACKAGE = "chatbot";
@@ -183,8 +183,9 @@ interface ResourceSchema {
 
 /**
  * A lookup function's schema (../resources/lookup.ts): `get<Type>` takes `id`, or `name` and what
- * the resource narrows a search by, and returns `id` and every output of the resource, its secret
- * ones marked; `get<Type>s` returns `items`, each what the list read holds (a type of its own).
+ * the resource narrows a search by, and returns `id` and every output of the resource but the
+ * secret ones, which come (marked) only with `includeSecrets`; `get<Type>s` returns `items`, each
+ * what the list read holds (a type of its own).
  */
 function functionSchema(fn: LookupFunction, resource: ResourceSchema, types: Record<string, Property>): Property {
     const { spec } = fn;
@@ -192,16 +193,22 @@ function functionSchema(fn: LookupFunction, resource: ResourceSchema, types: Rec
         ? { [spec.narrowBy.arg]: { type: "string", description: spec.narrowBy.description } }
         : {};
     const id = { type: "string", description: `The ${spec.noun}'s id.` };
+    const secrets = keysWhere(spec, "secret");
     // A function's result is read, never set: what replaces a resource means nothing here.
     const outputs = Object.fromEntries(
         Object.entries(resource.properties).map(([key, p]) => [key, omit(p, ["willReplaceOnChanges"])]),
     );
+    const onlyAsked = (p: Property): Property => ({
+        ...p,
+        description: `Only with \`${INCLUDE_SECRETS}: true\`. ${String(p.description)}`,
+    });
     if (!fn.many) {
         return {
             description:
                 `Reads an existing ${spec.noun} (\`${spec.path}/{id}\`), by \`id\` or by \`name\`: nothing is managed or ` +
                 "changed. No match, or more than one (named by their ids), is an error that says what was looked " +
-                "for. Secret fields come back secret. An explicit provider reads its own account.",
+                `for. Nothing in the result is secret: the secret fields come (marked secret) only with \`${INCLUDE_SECRETS}\`. ` +
+                "An explicit provider reads its own account.",
             inputs: {
                 type: "object",
                 properties: {
@@ -211,9 +218,25 @@ function functionSchema(fn: LookupFunction, resource: ResourceSchema, types: Rec
                         description: `The name of the ${spec.noun} to read: exactly one must have it. Give \`id\` or \`name\`.`,
                     },
                     ...narrow,
+                    [INCLUDE_SECRETS]: {
+                        type: "boolean",
+                        description:
+                            `Also return the secret fields (${secrets.map((k) => `\`${k}\``).join(", ")}), marked secret, so an ` +
+                            "Output form's whole result is secret. Default false: nothing in the result is secret.",
+                    },
                 },
             },
-            outputs: { type: "object", properties: { id, ...outputs }, required: ["id", ...resource.required] },
+            outputs: {
+                type: "object",
+                properties: {
+                    id,
+                    ...Object.fromEntries(
+                        Object.entries(outputs).map(([k, p]) => [k, secrets.includes(k) ? onlyAsked(p) : p]),
+                    ),
+                },
+                // A secret field may be left out, however the resource requires it.
+                required: ["id", ...resource.required.filter((k) => !secrets.includes(k))],
+            },
         };
     }
     const item = token(`${spec.type}ListItem`);
@@ -225,8 +248,9 @@ function functionSchema(fn: LookupFunction, resource: ResourceSchema, types: Rec
     };
     return {
         description:
-            `Lists the ${spec.noun}s of the account (\`GET ${spec.path}\`), each with what the list read holds; ` +
-            "read one in full with its get function. Nothing is managed or changed.",
+            `Lists the ${spec.noun}s of the account (\`GET ${spec.path}\`), each with what the list read holds, ` +
+            "which has no secret field: nothing in the result is secret. Read one in full with its get function. " +
+            "Nothing is managed or changed.",
         inputs: {
             type: "object",
             properties: {

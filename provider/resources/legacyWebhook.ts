@@ -11,12 +11,11 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { dynamicProvider } from "./dynamicProvider";
-import { listUp, lookUp, outputForm } from "./getFunctions";
+import { lookupForms } from "./getFunctions";
 import { resourceClass } from "./registration";
-import type { Looked, LookupArgs, LookupInputs } from "./spec";
+import type { Found, Looked, LookupArgs, LookupInputs } from "./spec";
 import {
     spec,
-    type ApiLegacyListItem,
     type LegacyWebhookArgs,
     type LegacyWebhookListed,
     type LegacyWebhookOutputs,
@@ -46,20 +45,11 @@ export { remove as delete };
 export type GetLegacyWebhookArgs = LookupArgs;
 export type GetLegacyWebhookOutputArgs = LookupInputs<GetLegacyWebhookArgs>;
 
-/** The webhook's fields; `token`, `headers` and `auth` are secret Outputs. */
-export type GetLegacyWebhookResult = Looked<LegacyWebhookOutputs, SecretInputs>;
+/** The webhook's fields but `token`, `headers` and `auth`: nothing secret. */
+export type GetLegacyWebhookResult = Found<LegacyWebhookOutputs, SecretInputs>;
 
-/** Reads an existing legacy webhook by `id` or `name` (see `getWebhookConnection`). */
-export async function getLegacyWebhook(args: GetLegacyWebhookArgs): Promise<GetLegacyWebhookResult> {
-    return lookUp<LegacyWebhookOutputs, SecretInputs, ApiLegacyListItem>(spec, { id: args.id, name: args.name });
-}
-
-/** `getLegacyWebhook` taking Inputs; the result is secret as a whole when it holds a secret. */
-export function getLegacyWebhookOutput(
-    args: GetLegacyWebhookOutputArgs,
-): pulumi.Output<LegacyWebhookOutputs & { id: string }> {
-    return outputForm<GetLegacyWebhookArgs, LegacyWebhookOutputs>(getLegacyWebhook, args);
-}
+/** With `includeSecrets: true`: `token`, `headers` and `auth` too, as secret Outputs. */
+export type GetLegacyWebhookWithSecrets = Looked<LegacyWebhookOutputs, SecretInputs>;
 
 /** Narrows the list: names starting with a prefix. */
 export interface GetLegacyWebhooksArgs {
@@ -69,14 +59,19 @@ export interface GetLegacyWebhooksArgs {
 /** A legacy webhook as the list read shows it: id, name and url. */
 export type LegacyWebhookListItem = { id: string } & Pick<LegacyWebhookOutputs, "name" | "url">;
 
-/** Lists the account's legacy webhooks (id, name and url of each). Read only. */
-export function getLegacyWebhooks(args: GetLegacyWebhooksArgs = {}): Promise<{ items: LegacyWebhookListItem[] }> {
-    return listUp("getLegacyWebhooks", args);
-}
+const lookups = lookupForms<
+    GetLegacyWebhookArgs,
+    LegacyWebhookOutputs,
+    SecretInputs,
+    GetLegacyWebhooksArgs,
+    LegacyWebhookListItem
+>(spec);
 
+/** Reads an existing legacy webhook by `id` or `name` (see `getWebhookConnection`). */
+export const getLegacyWebhook = lookups.get;
+/** `getLegacyWebhook` taking Inputs; secret as a whole only with `includeSecrets: true`. */
+export const getLegacyWebhookOutput = lookups.getOutput;
+/** Lists the account's legacy webhooks (id, name and url of each). Read only. */
+export const getLegacyWebhooks = lookups.list;
 /** `getLegacyWebhooks` taking Inputs. */
-export function getLegacyWebhooksOutput(
-    args: LookupInputs<GetLegacyWebhooksArgs> = {},
-): pulumi.Output<{ items: LegacyWebhookListItem[] }> {
-    return outputForm<GetLegacyWebhooksArgs, { items: LegacyWebhookListItem[] }>(getLegacyWebhooks, args);
-}
+export const getLegacyWebhooksOutput = lookups.listOutput;

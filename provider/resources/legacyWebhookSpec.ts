@@ -26,11 +26,11 @@ export interface LegacyWebhookArgs {
     /** A public http(s) URL (not localhost or a private network address). */
     url: pulumi.Input<string>;
     /** Used to verify incoming webhooks. Secret. */
-    token?: pulumi.Input<string>;
+    token?: pulumi.Input<string | undefined>;
     /** Extra request headers, in order. Secret. */
-    headers?: pulumi.Input<pulumi.Input<{ name: pulumi.Input<string>; value: pulumi.Input<string> }>[]>;
+    headers?: pulumi.Input<pulumi.Input<{ name: pulumi.Input<string>; value: pulumi.Input<string> }>[] | undefined>;
     /** Basic authorization. Secret. */
-    auth?: pulumi.Input<{ username: pulumi.Input<string>; password: pulumi.Input<string> }>;
+    auth?: pulumi.Input<{ username: pulumi.Input<string>; password: pulumi.Input<string> } | undefined>;
     /** The id of a legacy webhook that already exists: the first `pulumi up` adopts it (reads it
      *  and, where it differs, updates it) instead of creating one. The `import` option does the same. */
     adoptId?: pulumi.Input<string>;

@@ -9,7 +9,7 @@
 import type { ChatbotClient } from "../client/client";
 import { NotFoundError } from "../client/errors";
 import { resources } from "./registry";
-import { pick, type AnySpec, type Plain, type ResourceSpec } from "./spec";
+import { keysWhere, omit, pick, type AnySpec, type Plain, type ResourceSpec } from "./spec";
 
 /** A spec as these reads need it, whatever its type parameters. */
 export type ReadableSpec<O extends Plain, R, L> = Pick<
@@ -23,6 +23,14 @@ export function listAll<O extends Plain, R, L>(client: ChatbotClient, spec: Read
         operation: `list ${spec.noun}s`,
         schema: spec.schemas.list,
     });
+}
+
+/** Every item of every resource of the account, with its spec: the list reads, at once. */
+export async function listAccount(client: ChatbotClient): Promise<Array<{ spec: AnySpec; id: string; name: string }>> {
+    const listed = await Promise.all(resources.map((spec) => listAll(client, spec)));
+    return resources.flatMap((spec, i) =>
+        (listed[i] as Array<{ id: string; name: string }>).map((item) => ({ spec, id: item.id, name: item.name })),
+    );
 }
 
 /** One item's single read, as the resource's outputs; undefined when there is none (404). */
@@ -121,8 +129,36 @@ export const lookupFunctions: ReadonlyArray<LookupFunction> = resources.flatMap(
 /** The arguments a list function narrows by, besides the spec's own (`storyId`). */
 export const NAME_PREFIX = "namePrefix";
 
-/** What a lookup function answers for `args`: the one item found, with `id` and every output, or
- *  `{ items }`, each a list item, for the list functions. Errors say what was looked for. */
+/** The argument that asks a get function for the secret fields too. Without it a lookup holds no
+ *  secret, so what a program looks up most (an id, a url) is a plain value in every SDK's forms:
+ *  one secret field makes a whole Output form secret, and Go's plain form refuses a secret result. */
+export const INCLUDE_SECRETS = "includeSecrets";
+
+/** Whether a get function's arguments ask for its secret fields: `includeSecrets`, a boolean,
+ *  false when not given. Anything else is refused, naming the function and the argument. */
+export function includesSecrets(fn: string, args: Plain): boolean {
+    const v = args[INCLUDE_SECRETS];
+    if (v === undefined || v === null) return false;
+    // Its type, not its value: a value given by mistake might be a secret.
+    if (typeof v !== "boolean")
+        throw new Error(`${fn}: \`${INCLUDE_SECRETS}\` must be true or false, not a ${typeof v}.`);
+    return v;
+}
+
+/** A found item as a get function returns it: `id` and its outputs, the secret fields (the spec's
+ *  fields say which) only when asked for. */
+export function foundItem<O extends Plain>(
+    spec: Pick<AnySpec, "fields">,
+    found: { id: string; outputs: O },
+    withSecrets: boolean,
+): Plain {
+    const outputs = withSecrets ? found.outputs : omit(found.outputs, keysWhere(spec, "secret"));
+    return { ...outputs, id: found.id };
+}
+
+/** What a lookup function answers for `args`: the one item found, with `id` and its outputs (the
+ *  secret ones with `includeSecrets`), or `{ items }`, each a list item, for the list functions.
+ *  Errors say what was looked for. */
 export async function runLookup(client: ChatbotClient, fn: LookupFunction, args: Plain): Promise<Plain> {
     const { spec } = fn;
     const text = (key: string): string | undefined => {
@@ -134,8 +170,8 @@ export async function runLookup(client: ChatbotClient, fn: LookupFunction, args:
     // What the resource narrows a search by (a v2 connection's `storyId`), for both kinds.
     const also = spec.narrowBy ? narrowed(spec, text(spec.narrowBy.arg)) : undefined;
     if (!fn.many) {
-        const found = await findOne(client, spec, { id: text("id"), name: text("name"), also });
-        return { ...found.outputs, id: found.id };
+        const withSecrets = includesSecrets(fn.name, args);
+        return foundItem(spec, await findOne(client, spec, { id: text("id"), name: text("name"), also }), withSecrets);
     }
     const prefix = text(NAME_PREFIX) ?? "";
     const items = (await listAll(client, spec)).filter(

@@ -133,15 +133,22 @@ export interface ResourceSpec<Inputs extends Plain, Outputs extends Plain, Read,
 /** The inputs a table of fields (kept with its literal types) marks secret. */
 export type SecretKeys<Table> = { [K in keyof Table]: Table[K] extends { secret: true } ? K : never }[keyof Table];
 
-/** The result of a get function: the outputs with `id`, the secret keys as secret Outputs. */
-export type Looked<O, S extends keyof O> = Omit<O, S> & { id: string } & {
+/** The result of a get function: the outputs with `id`, but not the secret keys `S`: nothing in
+ *  it is secret. */
+export type Found<O, S extends keyof O> = Omit<O, S> & { id: string };
+
+/** The result of a get function asked for its secrets: the secret keys too, as secret Outputs. */
+export type Looked<O, S extends keyof O> = Found<O, S> & {
     [K in S]-?: pulumi.Output<O[K] | undefined>;
 };
 
-/** How a get function finds one: by `id`, or by `name`. */
+/** How a get function finds one: by `id`, or by `name`; `includeSecrets` for the secret fields. */
 export interface LookupArgs {
     id?: string;
     name?: string;
+    /** Return the secret fields too (`token`, `headers`, `auth`), marked secret. Default false:
+     *  the result holds no secret, so what was looked up is a plain value. */
+    includeSecrets?: boolean;
 }
 
 /** A get function's arguments, each an Input, for its `...Output` form. */

@@ -12,13 +12,11 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { dynamicProvider } from "./dynamicProvider";
-import { listUp, lookUp, outputForm } from "./getFunctions";
-import { narrowed } from "./lookup";
+import { lookupForms } from "./getFunctions";
 import { resourceClass } from "./registration";
-import type { Looked, LookupArgs, LookupInputs } from "./spec";
+import type { Found, Looked, LookupArgs, LookupInputs } from "./spec";
 import {
     spec,
-    type ApiConnectionListItem,
     type SecretInputs,
     type WebhookConnectionArgs,
     type WebhookConnectionListed,
@@ -54,28 +52,11 @@ export interface GetWebhookConnectionArgs extends LookupArgs {
 
 export type GetWebhookConnectionOutputArgs = LookupInputs<GetWebhookConnectionArgs>;
 
-/** The connection's fields; `token`, `headers` and `auth` are secret Outputs. */
-export type GetWebhookConnectionResult = Looked<WebhookConnectionOutputs, SecretInputs>;
+/** The connection's fields but `token`, `headers` and `auth`: nothing secret. */
+export type GetWebhookConnectionResult = Found<WebhookConnectionOutputs, SecretInputs>;
 
-/**
- * Reads an existing connection, as a Pulumi invoke function does: nothing is managed or changed.
- * Settings as the provider's: stack config `chatbot:token` and `chatbot:apiUrl`, else
- * CHATBOT_TOKEN and CHATBOT_API_URL. No match, or several, is an error that says which.
- */
-export async function getWebhookConnection(args: GetWebhookConnectionArgs): Promise<GetWebhookConnectionResult> {
-    return lookUp<WebhookConnectionOutputs, SecretInputs, ApiConnectionListItem>(spec, {
-        id: args.id,
-        name: args.name,
-        also: narrowed(spec, args.storyId),
-    });
-}
-
-/** `getWebhookConnection` taking Inputs; the result is secret as a whole when it holds a secret. */
-export function getWebhookConnectionOutput(
-    args: GetWebhookConnectionOutputArgs,
-): pulumi.Output<WebhookConnectionOutputs & { id: string }> {
-    return outputForm<GetWebhookConnectionArgs, WebhookConnectionOutputs>(getWebhookConnection, args);
-}
+/** With `includeSecrets: true`: `token`, `headers` and `auth` too, as secret Outputs. */
+export type GetWebhookConnectionWithSecrets = Looked<WebhookConnectionOutputs, SecretInputs>;
 
 /** Narrows the list: one story's connections, or names starting with a prefix. */
 export interface GetWebhookConnectionsArgs {
@@ -86,16 +67,23 @@ export interface GetWebhookConnectionsArgs {
 /** A connection as the list read shows it: no token, headers or auth. */
 export type WebhookConnectionListItem = { id: string } & Omit<WebhookConnectionOutputs, SecretInputs>;
 
-/** Lists the account's connections (the list read's fields), in the API's order. Read only. */
-export function getWebhookConnections(
-    args: GetWebhookConnectionsArgs = {},
-): Promise<{ items: WebhookConnectionListItem[] }> {
-    return listUp("getWebhookConnections", args);
-}
+const lookups = lookupForms<
+    GetWebhookConnectionArgs,
+    WebhookConnectionOutputs,
+    SecretInputs,
+    GetWebhookConnectionsArgs,
+    WebhookConnectionListItem
+>(spec);
 
+/**
+ * Reads an existing connection, as a Pulumi invoke function does: nothing is managed or changed.
+ * Settings as the provider's: stack config `chatbot:token` and `chatbot:apiUrl`, else
+ * CHATBOT_TOKEN and CHATBOT_API_URL. No match, or several, is an error that says which.
+ */
+export const getWebhookConnection = lookups.get;
+/** `getWebhookConnection` taking Inputs; secret as a whole only with `includeSecrets: true`. */
+export const getWebhookConnectionOutput = lookups.getOutput;
+/** Lists the account's connections (the list read's fields), in the API's order. Read only. */
+export const getWebhookConnections = lookups.list;
 /** `getWebhookConnections` taking Inputs. */
-export function getWebhookConnectionsOutput(
-    args: LookupInputs<GetWebhookConnectionsArgs> = {},
-): pulumi.Output<{ items: WebhookConnectionListItem[] }> {
-    return outputForm<GetWebhookConnectionsArgs, { items: WebhookConnectionListItem[] }>(getWebhookConnections, args);
-}
+export const getWebhookConnectionsOutput = lookups.listOutput;

@@ -24,11 +24,11 @@ export interface WebhookConnectionArgs {
     /** The address ChatBot calls: an absolute http(s) URL. */
     url: pulumi.Input<string>;
     /** Usable by the backend to verify calls. Secret. */
-    token?: pulumi.Input<string>;
+    token?: pulumi.Input<string | undefined>;
     /** Extra request headers, name to value. Secret. */
-    headers?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+    headers?: pulumi.Input<Record<string, pulumi.Input<string>> | undefined>;
     /** Basic authorization. Secret. */
-    auth?: pulumi.Input<{ username: pulumi.Input<string>; password: pulumi.Input<string> }>;
+    auth?: pulumi.Input<{ username: pulumi.Input<string>; password: pulumi.Input<string> } | undefined>;
     /**
      * The id of a connection that already exists: the first `pulumi up` adopts it (reads it and,
      * where it differs, updates it to these arguments) instead of creating one. It must belong to

@@ -44,17 +44,20 @@ export function containsUnknown(v: unknown): boolean {
 /**
  * Validates `input` against `schema`. Issues that sit on, or inside, a value not known yet are
  * dropped: during preview only what is known can be judged. A count limit over an object with
- * unknown entries still counts the keys, which are known.
+ * unknown entries still counts the keys, which are known. `{ preview: false }` for what never
+ * holds a preview's unknown (a webhook call's JSON): there the unknown's string is a string like
+ * any other, judged as such (a 36-character button title is over its limit, whatever it says).
  */
 export function validate<T>(
     schema: Schema<T>,
     input: unknown,
+    { preview = true }: { preview?: boolean } = {},
 ): { ok: true; value: T } | { ok: false; failures: CheckFailure[] } {
     const result = schema.safeParse(input);
     if (result.success) return { ok: true, value: result.data };
     const failures: CheckFailure[] = [];
     for (const issue of result.error.issues) {
-        if (valueAt(input, issue.path).unknown) continue;
+        if (preview && valueAt(input, issue.path).unknown) continue;
         const property = propertyPath(issue.path);
         // A bad record key arrives wrapped: the key's own issue says what is wrong with it.
         const inner = issue.code === "invalid_key" ? issue.issues?.[0]?.message : undefined;

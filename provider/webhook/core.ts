@@ -11,7 +11,7 @@
  * response body or a log line.
  */
 import { webhookLimits } from "../limits";
-import { webhookRequestSchema, webhookResponseSchema } from "./schema";
+import { JSON_VALUE, validateWebhookResponse, webhookRequestSchema } from "./schema";
 import type { WebhookRequest, WebhookResponse } from "./types";
 import { describeFailures, validate } from "../schema/validate";
 import type { CheckFailure } from "../schema/validate";
@@ -84,7 +84,7 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
  * tests of your function: `assert.deepEqual(verifyWebhookResponse(await answer(call)).failures, [])`.
  */
 export function verifyWebhookResponse(value: unknown): WebhookVerification {
-    const result = validate(webhookResponseSchema, value);
+    const result = validateWebhookResponse(value);
     return result.ok ? { ok: true, failures: [] } : { ok: false, failures: result.failures };
 }
 
@@ -232,7 +232,7 @@ async function readRequest(
     }
     if (body.kind === "notJson")
         return { answer: h.reject({ status: 400, message: "request body is not valid JSON" }) };
-    const request = validate(webhookRequestSchema, body.value);
+    const request = validate(webhookRequestSchema, body.value, JSON_VALUE);
     if (!request.ok) {
         return { answer: h.reject({ status: 400, message: "invalid webhook request", failures: request.failures }) };
     }
@@ -252,7 +252,7 @@ async function runFunction<Context>(
     } catch (error) {
         return h.fail({ status: 500, message: "the webhook function threw", error });
     }
-    const response = validate(webhookResponseSchema, result);
+    const response = validateWebhookResponse(result);
     if (!response.ok) {
         return h.fail({
             status: 500,

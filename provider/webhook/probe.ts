@@ -21,7 +21,7 @@ import { connectionLimits } from "../limits";
 import { httpUrl } from "../schema/fields";
 import { validate } from "../schema/validate";
 import { webhookLimits } from "../limits";
-import { webhookResponseSchema } from "./schema";
+import { validateWebhookResponse } from "./schema";
 import type { WebhookRequest, WebhookResponse } from "./types";
 
 export interface ProbeOptions {
@@ -97,12 +97,8 @@ export async function probeWebhook(url: string, options: ProbeOptions = {}): Pro
     const timeoutMs = options.timeoutMs ?? webhookLimits.callTimeoutMs;
     const problems: string[] = [];
 
-    // The same check a WebhookConnection's `url` gets: ChatBot could not call anything else.
-    const checkedUrl = validate(httpUrl(connectionLimits.url.max), url);
-    if (!checkedUrl.ok) {
-        problems.push(...checkedUrl.failures.map((f) => `the URL ${f.reason}`));
-        return { ok: false, durationMs: 0, redirects: 0, problems };
-    }
+    const wrongUrl = urlProblems(url);
+    if (wrongUrl.length > 0) return { ok: false, durationMs: 0, redirects: 0, problems: wrongUrl };
     const secrets = [...secretsOf(options), ...secretsOfUrl(url)];
 
     let verification: ProbeVerification | undefined;
@@ -137,6 +133,13 @@ export async function probeWebhook(url: string, options: ProbeOptions = {}): Pro
         problems: problems.map((p) => scrub(p, secrets)),
         ...(response === undefined ? {} : { response }),
     };
+}
+
+/** Why ChatBot could not call `url` at all, one sentence each; empty when it could. The same
+ *  check a WebhookConnection's `url` gets: ChatBot could not call anything else. */
+export function urlProblems(url: string): string[] {
+    const checked = validate(httpUrl(connectionLimits.url.max), url);
+    return checked.ok ? [] : checked.failures.map((f) => `the URL ${f.reason}`);
 }
 
 /**
@@ -194,6 +197,15 @@ interface Exchange {
     durationMs: number;
 }
 
+/** Where a request goes, and how, at one step of a redirect chain. */
+interface Hop {
+    target: URL;
+    method: "GET" | "POST";
+    headers: Record<string, string>;
+    /** Basic auth or the connection's headers were left out at a redirect to another origin. */
+    credentialsDropped: boolean;
+}
+
 /**
  * One request as ChatBot makes it: at most one redirect followed, everything within `timeoutMs`.
  * Problems other than the body's are added to `problems`.
@@ -212,86 +224,113 @@ async function exchange(
     const out: Exchange = { redirects: 0, durationMs: 0 };
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
-    let target = first;
-    let method = firstMethod;
-    let headers = firstHeaders;
-    let credentialsDropped = false;
+    let hop: Hop | undefined = { target: first, method: firstMethod, headers: firstHeaders, credentialsDropped: false };
+    let at = first;
     try {
-        for (;;) {
-            const res = await fetch(target, {
-                method,
-                headers: method === "POST" ? headers : withoutBodyHeaders(headers),
-                body: method === "POST" ? body : undefined,
-                redirect: "manual",
-                signal: deadline.signal,
-            });
+        while (hop) {
+            at = hop.target;
+            const res = await sendHop(hop, body, deadline.signal);
             out.status = res.status;
             if (!REDIRECTS.has(res.status)) {
-                const text = await res.text();
-                if (res.status !== 200) {
-                    problems.push(
-                        `${display(target)} answered HTTP ${res.status}; ChatBot accepts only 200, ` +
-                            `or a redirect (at most ${webhookLimits.maxRedirects}) to an answer of 200`,
-                    );
-                    if (method === "GET" && firstMethod === "POST") problems.push(GET_AFTER_REDIRECT);
-                    if (res.status === 401 && credentialsDropped) problems.push(AUTH_NOT_FORWARDED);
-                    return out;
-                }
-                out.text = text;
+                await readFinalAnswer(res, hop, firstMethod, out, problems);
                 return out;
             }
-
             await res.body?.cancel().catch(() => undefined);
             out.redirects++;
-            const location = res.headers.get("location");
-            if (!location) {
-                problems.push(`${display(target)} answered a ${res.status} redirect without a Location header`);
-                return out;
-            }
-            if (out.redirects > webhookLimits.maxRedirects) {
-                problems.push(
-                    `more than one redirect: ${display(target)} redirected again; ChatBot follows at most ` +
-                        `${webhookLimits.maxRedirects} (a redirect loop, or a chain: point the connection at the final URL)`,
-                );
-                return out;
-            }
-            let next: URL;
-            try {
-                next = new URL(location, target);
-            } catch {
-                problems.push(`${display(target)} redirected to a Location that is not a URL`);
-                return out;
-            }
-            if (next.protocol !== "http:" && next.protocol !== "https:") {
-                problems.push(`${display(target)} redirected to a URL that is not http:// or https://`);
-                return out;
-            }
-            // As HTTP clients do: 303, and 301/302 after a POST, are followed with GET; 307/308 keep the POST.
-            if (res.status === 303 || res.status === 301 || res.status === 302) method = "GET";
-            // Credentials go only where they were meant for: neither basic auth nor the
-            // connection's own headers (secret values) are sent to another origin.
-            if (next.origin !== target.origin) {
-                credentialsDropped ||= headers.authorization !== undefined || ownHeaders.some((k) => k in headers);
-                headers = { ...headers };
-                delete headers.authorization;
-                for (const k of ownHeaders) delete headers[k];
-            }
-            target = next;
+            hop = followRedirect(res, hop, out.redirects, ownHeaders, problems);
         }
+        return out;
     } catch (error) {
-        if (deadline.signal.aborted) {
-            problems.push(
-                `timed out: no complete answer within the time limit of ${timeoutMs} ms ` +
-                    `(ChatBot's limit is ${webhookLimits.callTimeoutMs} ms, including any proxy or load balancer)`,
-            );
-        } else {
-            problems.push(unreachable(error, target, out.redirects, secrets));
-        }
+        problems.push(deadline.signal.aborted ? timedOut(timeoutMs) : unreachable(error, at, out.redirects, secrets));
         return out;
     } finally {
         clearTimeout(timer);
         out.durationMs = Math.round(performance.now() - started);
     }
+}
+
+/** Sends one hop's request; redirects are answered here, not followed by fetch. */
+function sendHop(hop: Hop, body: string | undefined, signal: AbortSignal): Promise<Response> {
+    const post = hop.method === "POST";
+    return fetch(hop.target, {
+        method: hop.method,
+        headers: post ? hop.headers : withoutBodyHeaders(hop.headers),
+        body: post ? body : undefined,
+        redirect: "manual",
+        signal,
+    });
+}
+
+/** Reads an answer that is not a redirect: a 200's body is kept for judging, any other status is a problem. */
+async function readFinalAnswer(
+    res: Response,
+    hop: Hop,
+    firstMethod: "GET" | "POST",
+    out: Exchange,
+    problems: string[],
+): Promise<void> {
+    const text = await res.text();
+    if (res.status === 200) {
+        out.text = text;
+        return;
+    }
+    problems.push(
+        `${display(hop.target)} answered HTTP ${res.status}; ChatBot accepts only 200, ` +
+            `or a redirect (at most ${webhookLimits.maxRedirects}) to an answer of 200`,
+    );
+    if (hop.method === "GET" && firstMethod === "POST") problems.push(GET_AFTER_REDIRECT);
+    if (res.status === 401 && hop.credentialsDropped) problems.push(AUTH_NOT_FORWARDED);
+}
+
+/** The next hop of a redirect answer, or undefined (with the problem added) when ChatBot would not follow it. */
+function followRedirect(
+    res: Response,
+    hop: Hop,
+    redirects: number,
+    ownHeaders: string[],
+    problems: string[],
+): Hop | undefined {
+    const { target } = hop;
+    const location = res.headers.get("location");
+    if (!location) {
+        problems.push(`${display(target)} answered a ${res.status} redirect without a Location header`);
+        return undefined;
+    }
+    if (redirects > webhookLimits.maxRedirects) {
+        problems.push(
+            `more than one redirect: ${display(target)} redirected again; ChatBot follows at most ` +
+                `${webhookLimits.maxRedirects} (a redirect loop, or a chain: point the connection at the final URL)`,
+        );
+        return undefined;
+    }
+    let next: URL;
+    try {
+        next = new URL(location, target);
+    } catch {
+        problems.push(`${display(target)} redirected to a Location that is not a URL`);
+        return undefined;
+    }
+    if (next.protocol !== "http:" && next.protocol !== "https:") {
+        problems.push(`${display(target)} redirected to a URL that is not http:// or https://`);
+        return undefined;
+    }
+    // As HTTP clients do: 303, and 301/302 after a POST, are followed with GET; 307/308 keep the POST.
+    const method = res.status === 303 || res.status === 301 || res.status === 302 ? "GET" : hop.method;
+    if (next.origin === target.origin) return { ...hop, target: next, method };
+    // Credentials go only where they were meant for: neither basic auth nor the
+    // connection's own headers (secret values) are sent to another origin.
+    const headers = { ...hop.headers };
+    const dropped = headers.authorization !== undefined || ownHeaders.some((k) => k in headers);
+    delete headers.authorization;
+    for (const k of ownHeaders) delete headers[k];
+    return { target: next, method, headers, credentialsDropped: hop.credentialsDropped || dropped };
+}
+
+function timedOut(timeoutMs: number): string {
+    return (
+        `timed out: no complete answer within the time limit of ${timeoutMs} ms ` +
+        `(ChatBot's limit is ${webhookLimits.callTimeoutMs} ms, including any proxy or load balancer)`
+    );
 }
 
 /** Parses and validates a 200's body; each failing property becomes a problem. */
@@ -307,7 +346,7 @@ function judgeBody(text: string, problems: string[]): WebhookResponse | undefine
         );
         return undefined;
     }
-    const checked = validate(webhookResponseSchema, body);
+    const checked = validateWebhookResponse(body);
     if (checked.ok) return checked.value;
     for (const f of checked.failures) problems.push(`invalid body: ${f.reason}`);
     return undefined;

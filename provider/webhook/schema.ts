@@ -9,6 +9,7 @@
 import * as z from "../schema/zod";
 import { webhookLimits } from "../limits";
 import { list, record, text, typeError, type AllTrue, type Same } from "../schema/fields";
+import { validate, type CheckFailure } from "../schema/validate";
 import type * as Types from "./types";
 
 const limit = webhookLimits;
@@ -32,8 +33,10 @@ function byType<const Options extends readonly [Typed, ...Typed[]]>(options: Opt
 // ---------------------------------------------------------------------------------------------
 // Buttons (2.7)
 
-/** A story node id: 36 characters, a version 4 UUID (version nibble 4, variant 8, 9, a or b). */
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+/** A story node id: 36 characters, a version 4 UUID (version nibble 4, variant 8, 9, a or b), in
+ *  either case. Spelled out rather than with the `i` flag: a JSON Schema `pattern` has no flags,
+ *  so the generated schema (./jsonSchema.ts) would otherwise refuse upper case. */
+const UUID_V4 = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
 /** `+` and then digits only: with 3 to 16 characters that is 2 to 15 digits, as in E.164. */
 const PHONE = /^\+[0-9]{2,}$/;
 
@@ -175,6 +178,67 @@ export const webhookResponseSchema = record({
     responses: z.array(botResponseSchema, { error: "must be a list" }).optional(),
     attributes: attributesSchema.optional(),
 });
+
+/** A call's JSON holds no preview's unknown: every issue counts (../schema/validate.ts). */
+export const JSON_VALUE = { preview: false } as const;
+
+/**
+ * Validates a backend's answer, as the handlers, `verifyWebhookResponse` and the probe judge it.
+ *
+ * An answer in the older format is named as such. ChatBot's own example backends
+ * (ChatBotCom/nodejs-webhook-example and php-webhook-example, index.js and index.php;
+ * nodejs-firebase-webhook-example) answer `{ "type": "text", "elements": [...] }`, and name
+ * attributes `parameters`: the format of the older BotEngine documentation. ChatBot's current
+ * webhook documentation and the API description (2.5, 2.6) use `message`, `messages` and
+ * `attributes`; zod alone would say "is required" and "unknown property", right but not where the
+ * format came from or what to write instead.
+ */
+export function validateWebhookResponse(
+    value: unknown,
+): { ok: true; value: Types.WebhookResponse } | { ok: false; failures: CheckFailure[] } {
+    const checked = validate(webhookResponseSchema, value, JSON_VALUE);
+    return checked.ok ? checked : { ok: false, failures: namingOlderFormat(value, checked.failures) };
+}
+
+const OLDER_FORMAT = "the older format of ChatBot's example backends (the BotEngine documentation)";
+const CURRENT_TEXT =
+    '{"type": "text", "message": "..."} for one text, or {"type": "randomText", "messages": [...]} for one of several at random';
+
+/** `failures`, with those an older-format answer causes replaced by one sentence per place. */
+function namingOlderFormat(value: unknown, failures: CheckFailure[]): CheckFailure[] {
+    if (!isObject(value)) return failures;
+    if (isOlderText(value)) {
+        const reason =
+            `the answer is one bot response in ${OLDER_FORMAT}, {"type": "text", "elements": [...]}; the current ` +
+            `format lists them in "responses": {"responses": [...]}, each ${CURRENT_TEXT}`;
+        return [{ property: "", reason }];
+    }
+    let out = failures;
+    const responses = Array.isArray(value.responses) ? value.responses : [];
+    responses.forEach((r, i) => {
+        if (!isOlderText(r)) return;
+        const at = `responses[${i}]`;
+        out = out.filter((f) => f.property !== at && !f.property.startsWith(`${at}.`));
+        const reason = `${at}: {"type": "text", "elements": [...]} is ${OLDER_FORMAT}; the current format is ${CURRENT_TEXT}`;
+        out.push({ property: at, reason });
+    });
+    if ("parameters" in value) {
+        out = out.filter((f) => !(f.property === "" && f.reason === 'unknown property "parameters"'));
+        const reason =
+            `parameters: is what ${OLDER_FORMAT} calls attributes; the current format names them ` +
+            '"attributes": {"attributes": {...}}';
+        out.push({ property: "parameters", reason });
+    }
+    return out;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+    return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+function isOlderText(v: unknown): boolean {
+    return isObject(v) && v.type === "text" && Array.isArray(v.elements);
+}
 
 const str = z.string(typeError("a string"));
 

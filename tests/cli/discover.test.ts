@@ -10,7 +10,7 @@
  * differs gets exactly one PUT. No secret reaches stdout, stderr or the program.
  */
 import { strict as assert } from "assert";
-import { spawn, spawnSync } from "child_process";
+import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
@@ -26,7 +26,7 @@ import {
     type Declared,
     type RunResult,
 } from "../helpers/pulumi";
-import { installedTesting, root } from "../helpers/support";
+import { installedTesting, root, runInstalledCommand, type CommandResult } from "../helpers/support";
 import {
     go,
     goProgramBinary,
@@ -42,37 +42,17 @@ import {
 } from "../helpers/languagePrograms";
 import { packageAndRunFromJar } from "../helpers/javaPrograms";
 
-const CLI = path.join(root, "node_modules", "pulumi-chatbot", "dist", "cli", "index.js");
 const STORIES = ["5f3c0d1e2a4b6c8d9e0f1a2b", "6a1b2c3d4e5f6a7b8c9d0e1f"];
-
-interface CliResult {
-    code: number | null;
-    stdout: string;
-    stderr: string;
-}
 
 /** Runs the installed command. Retries wait milliseconds, and give up after one attempt where a
  *  test wants a failure fast. */
-function runCli(args: string[], env: Record<string, string | undefined>, stdin?: string): Promise<CliResult> {
-    return new Promise((resolve, reject) => {
-        const childEnv: NodeJS.ProcessEnv = { ...process.env, CHATBOT_RETRY_BASE_MS: "2" };
-        for (const [k, v] of Object.entries(env)) {
-            if (v === undefined) delete childEnv[k];
-            else childEnv[k] = v;
-        }
-        const child = spawn(process.execPath, [CLI, "discover", ...args], { env: childEnv });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-        child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-        const timer = setTimeout(() => child.kill(), 60_000);
-        child.once("error", reject);
-        child.once("exit", (code) => {
-            clearTimeout(timer);
-            resolve({ code, stdout, stderr });
-        });
-        child.stdin.end(stdin ?? "");
-    });
+function runCli(args: string[], env: Record<string, string | undefined>, stdin?: string): Promise<CommandResult> {
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, CHATBOT_RETRY_BASE_MS: "2" };
+    for (const [k, v] of Object.entries(env)) {
+        if (v === undefined) delete childEnv[k];
+        else childEnv[k] = v;
+    }
+    return runInstalledCommand(["discover", ...args], { env: childEnv, stdin });
 }
 
 /** Every secret value the account holds: none may be shown except in the --with-secrets file. */

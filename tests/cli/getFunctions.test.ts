@@ -24,15 +24,21 @@ const mode = cfg.require("mode");
 if (mode === "ok") {
     const byName = chatbot.getWebhookConnection({ name: "Orders", storyId: ${JSON.stringify(STORY)} });
     module.exports.promiseId = byName.then((c) => c.id);
-    module.exports.promiseToken = byName.then((c) => c.token);
-    module.exports.promiseHeaders = byName.then((c) => c.headers);
+    module.exports.promiseUrl = byName.then((c) => c.url);
+    module.exports.promiseKeys = byName.then((c) => Object.keys(c).sort());
+    const sealed = chatbot.getWebhookConnection({ name: "Orders", storyId: ${JSON.stringify(STORY)}, includeSecrets: true });
+    module.exports.promiseToken = sealed.then((c) => c.token);
+    module.exports.promiseHeaders = sealed.then((c) => c.headers);
     const byId = chatbot.getWebhookConnectionOutput({ id: cfg.require("plainId") });
     module.exports.plainName = byId.name;
     module.exports.plainLastError = byId.lastError;
-    module.exports.ordersOutput = chatbot.getWebhookConnectionOutput({ id: byName.then((c) => c.id) });
-    module.exports.legacy = chatbot.getLegacyWebhookOutput({ name: "Old" });
+    module.exports.ordersOutput = chatbot.getWebhookConnectionOutput({ id: byName.then((c) => c.id), includeSecrets: true });
+    module.exports.ordersPlainOutput = chatbot.getWebhookConnectionOutput({ id: byName.then((c) => c.id) });
+    module.exports.legacy = chatbot.getLegacyWebhookOutput({ name: "Old", includeSecrets: true });
+    module.exports.legacyPlain = chatbot.getLegacyWebhookOutput({ name: "Old" });
     module.exports.legacyById = chatbot.getLegacyWebhook({ id: cfg.require("legacyId") }).then((w) => w.url);
     const message = (p: Promise<unknown>) => p.then(() => "found", (e: Error) => e.message);
+    module.exports.badFlag = message(chatbot.getWebhookConnection({ id: cfg.require("plainId"), includeSecrets: "yes" as unknown as boolean }));
     module.exports.ambiguous = message(chatbot.getWebhookConnection({ name: "Orders" }));
     module.exports.none = message(chatbot.getLegacyWebhook({ name: "Nope" }));
     module.exports.unknownId = message(chatbot.getWebhookConnection({ id: "ffffffffffffffffffffffff" }));
@@ -118,16 +124,43 @@ describe("get functions in a program", function () {
         return plain(outputs[key]) as Record<string, unknown>;
     };
 
-    it("reads connections by name and story or by id, secrets marked, writing nothing", () => {
+    it("reads connections by name and story or by id, nothing secret unless asked for, writing nothing", () => {
         assert.ok(sim.requests.length > 0 && sim.requests.every((x) => x.method === "GET"), "read only");
         assert.equal(up.changes.create, 1, "nothing but the stack itself is created");
         assert.equal(outputs.promiseId, ids.orders);
+        assert.equal(outputs.promiseUrl, "https://orders.example.com/hook", "a looked-up url is a plain value");
+        assert.deepEqual(outputs.promiseKeys, [
+            "createdAt",
+            "id",
+            "lastError",
+            "name",
+            "story",
+            "storyId",
+            "updatedAt",
+            "url",
+        ]);
+        // The Output form without includeSecrets: plain as a whole, no secret field in it.
+        const ordersPlain = outputs.ordersPlainOutput as Record<string, unknown>;
+        assert.ok(!isSecret(ordersPlain), "the Output form holds no secret unless asked for");
+        assert.equal(ordersPlain.url, "https://orders.example.com/hook");
+        assert.ok(!("token" in ordersPlain) && !("auth" in ordersPlain), JSON.stringify(ordersPlain));
+        const legacyPlain = outputs.legacyPlain as Record<string, unknown>;
+        assert.ok(
+            !isSecret(legacyPlain) && legacyPlain.url === "https://old.example.org/hook",
+            JSON.stringify(legacyPlain),
+        );
+        assert.equal(
+            outputs.badFlag,
+            "getWebhookConnection: `includeSecrets` must be true or false, not a string.",
+            "a non-boolean includeSecrets is refused, naming it",
+        );
+        // With includeSecrets: the secret fields, each sealed.
         assert.equal(secretValue("promiseToken"), "get-test-token-1");
         assert.deepEqual(secretValue("promiseHeaders"), { "X-Key": "get-test-header-1" });
         // A connection with no secret: its fields are plain.
         assert.equal(outputs.plainName, "Plain");
         assert.equal(outputs.plainLastError, null);
-        // The Output form holding a token is secret as a whole, as an invoke's result is.
+        // The Output form asked for its secrets is secret as a whole, as an invoke's result is.
         const orders = secretValue("ordersOutput");
         assert.equal(orders.id, ids.orders);
         assert.equal(orders.storyId, STORY);

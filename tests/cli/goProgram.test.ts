@@ -48,8 +48,16 @@ func lookups(ctx *pulumi.Context, cfg *config.Config, partner *chatbot.Provider)
 		StoryId: pulumi.String(storyId),
 	})
 	legacy := chatbot.LookupLegacyWebhookOutput(ctx, chatbot.LookupLegacyWebhookOutputArgs{
-		Id: pulumi.String(cfg.Require("legacyId")),
+		Id:             pulumi.String(cfg.Require("legacyId")),
+		IncludeSecrets: pulumi.Bool(true),
 	})
+	// The plain form: without includeSecrets its result holds no secret, which Go's plain
+	// invoke would refuse.
+	legacyId := cfg.Require("legacyId")
+	plainForm, err := chatbot.LookupLegacyWebhook(ctx, &chatbot.LookupLegacyWebhookArgs{Id: &legacyId})
+	if err != nil {
+		return err
+	}
 	partnerFound := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
 		Name: pulumi.String("Partner Orders"),
 	}, pulumi.Provider(partner))
@@ -65,7 +73,9 @@ func lookups(ctx *pulumi.Context, cfg *config.Config, partner *chatbot.Provider)
 		return err
 	}
 	ctx.Export("foundId", found.Id())
-	ctx.Export("foundToken", found.Token())
+	ctx.Export("foundUrl", found.Url())
+	ctx.Export("plainFormUrl", pulumi.String(plainForm.Url))
+	ctx.Export("legacyToken", legacy.Token())
 	ctx.Export("legacyUrl", legacy.Url())
 	ctx.Export("partnerId", partnerFound.Id())
 	ctx.Export("twinIds", twins.Items().ApplyT(func(items []chatbot.WebhookConnectionListItem) []string {
@@ -258,7 +268,7 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
         // The lookups, on in the same program: the example's connections stay as they are.
         const targets = addLookupTargets(sim, partnerSim);
         await s.setConfig({ copyStoryId: STORY, legacyId: targets.legacy });
-        const moved = await lookupsThroughReplacement(s, sim, partnerSim, targets);
+        const moved = await lookupsThroughReplacement(s, sim, partnerSim, targets, { plain: true });
 
         sim.resetRequests();
         partnerSim.resetRequests();

@@ -345,7 +345,7 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
             ]);
             assert.equal(installed.code, 0, installed.stderr + installed.stdout);
             assert.deepEqual(served.slice(before), [`GET ${pluginAsset}`], "from the stand-in for the release");
-            await lookupsLifecycle(stack, sim, partnerSim, made);
+            await lookupsLifecycle(stack, sim, partnerSim, made, { plain: true });
         } finally {
             stack.dispose();
             linkFiles(localRepository, javaDist.MAVEN_REPO);
@@ -358,6 +358,7 @@ const LOOKUPS = `package chatbot;
 
 import com.pulumi.Context;
 import com.pulumi.Pulumi;
+import com.pulumi.core.Output;
 import com.pulumi.deployment.InvokeOutputOptions;
 import com.pulumichatbot.chatbot.ChatbotFunctions;
 import com.pulumichatbot.chatbot.Provider;
@@ -365,6 +366,7 @@ import com.pulumichatbot.chatbot.ProviderArgs;
 import com.pulumichatbot.chatbot.WebhookConnection;
 import com.pulumichatbot.chatbot.WebhookConnectionArgs;
 import com.pulumichatbot.chatbot.inputs.GetLegacyWebhookArgs;
+import com.pulumichatbot.chatbot.inputs.GetLegacyWebhookPlainArgs;
 import com.pulumichatbot.chatbot.inputs.GetWebhookConnectionArgs;
 import com.pulumichatbot.chatbot.inputs.GetWebhookConnectionsArgs;
 import java.util.stream.Collectors;
@@ -380,6 +382,8 @@ public class App {
         var found = ChatbotFunctions.getWebhookConnection(GetWebhookConnectionArgs.builder()
                 .name(config.require("lookupName")).storyId(storyId).build());
         var legacy = ChatbotFunctions.getLegacyWebhook(GetLegacyWebhookArgs.builder()
+                .id(config.require("legacyId")).includeSecrets(true).build());
+        var plainForm = ChatbotFunctions.getLegacyWebhookPlain(GetLegacyWebhookPlainArgs.builder()
                 .id(config.require("legacyId")).build());
         var partner = new Provider("partner", ProviderArgs.builder()
                 .apiUrl(config.require("partnerApiUrl"))
@@ -396,7 +400,9 @@ public class App {
                 .token(legacy.applyValue(w -> w.token().orElse(null)))
                 .build());
         ctx.export("foundId", found.applyValue(c -> c.id()));
-        ctx.export("foundToken", found.applyValue(c -> c.token().orElse(null)));
+        ctx.export("foundUrl", found.applyValue(c -> c.url()));
+        ctx.export("plainFormUrl", Output.of(plainForm).applyValue(w -> w.url()));
+        ctx.export("legacyToken", legacy.applyValue(w -> w.token().orElse(null)));
         ctx.export("legacyUrl", legacy.applyValue(w -> w.url()));
         ctx.export("partnerId", partnerFound.applyValue(c -> c.id()));
         ctx.export("twinIds", twins.applyValue(r -> r.items().stream().map(c -> c.id()).collect(Collectors.toList())));

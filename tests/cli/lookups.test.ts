@@ -51,6 +51,7 @@ variables:
       function: chatbot:index:getLegacyWebhook
       arguments:
         id: \${legacyId}
+        includeSecrets: true
   partnerFound:
     fn::invoke:
       function: chatbot:index:getWebhookConnection
@@ -66,7 +67,8 @@ variables:
         namePrefix: Twin
 outputs:
   foundId: \${found.id}
-  foundToken: \${found.token}
+  foundUrl: \${found.url}
+  legacyToken: \${legacy.token}
   legacyUrl: \${legacy.url}
   partnerId: \${partnerFound.id}
   twinIds:
@@ -105,7 +107,7 @@ describe("lookups through the native plugin's functions, under the pulumi CLI", 
             projectDir: project,
             config: lookupConfig(sim, partnerSim, made),
         });
-        await lookupsLifecycle(stack, sim, partnerSim, made);
+        await lookupsLifecycle(stack, sim, partnerSim, made, { plain: false });
     };
 
     it("Pulumi YAML (fn::invoke): by name and story, by id, through a second account's Provider, the list; failures at preview name what was looked for; the copy updated, replaced, deleted; `pulumi import`", () =>

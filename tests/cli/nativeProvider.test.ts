@@ -91,20 +91,21 @@ export const theirsStory: pulumi.Output<string> | undefined = theirs?.story.name
 
 // The lookups: by name and story, by id, through the second account's Provider, the list (on the
 // story the lookup targets were made on, whatever story the program's own connections moved to).
+// Only the legacy webhook's asks for its secrets (its token is the copy's).
 const found = config.get("lookupName")
     ? chatbot.getWebhookConnectionOutput({ name: config.require("lookupName"), storyId: "${STORY}" })
     : undefined;
-const oldOne = found ? chatbot.getLegacyWebhookOutput({ id: config.require("legacyId") }) : undefined;
+const oldOne = found ? chatbot.getLegacyWebhookOutput({ id: config.require("legacyId"), includeSecrets: true }) : undefined;
+const plainForm = found ? chatbot.getLegacyWebhook({ id: config.require("legacyId") }) : undefined;
 const partnerFound = found ? chatbot.getWebhookConnectionOutput({ name: "Partner Orders" }, { provider: partner }) : undefined;
 const twins = found ? chatbot.getWebhookConnectionsOutput({ storyId: "${STORY}", namePrefix: "Twin" }) : undefined;
 if (found && oldOne) {
-    // A lookup's optional outputs are typed Output<string | undefined>, which a required-when-given
-    // input does not take: the one found here has a token (tests/helpers/lookups.ts made it so).
-    const token = oldOne.token as pulumi.Output<string>;
-    new chatbot.WebhookConnection("copy", { storyId: config.require("copyStoryId"), url: found.url, token });
+    new chatbot.WebhookConnection("copy", { storyId: config.require("copyStoryId"), url: found.url, token: oldOne.token });
 }
 export const foundId = found?.id;
-export const foundToken = found?.token;
+export const foundUrl: pulumi.Output<string> | undefined = found?.url;
+export const plainFormUrl = plainForm?.then((w) => w.url);
+export const legacyToken = oldOne?.token;
 export const legacyUrl = oldOne?.url;
 export const partnerId = partnerFound?.id;
 export const twinIds = twins?.items.apply((items) => items.map((c) => c.id));
@@ -695,7 +696,7 @@ outputs:
         it("lookups (getWebhookConnectionOutput, ...): by name and story, by id, through the second account's Provider, the list; failures at preview name what was looked for; the copy updated and replaced", async () => {
             targets = addLookupTargets(sim, partnerSim);
             await s.setConfig({ copyStoryId: STORY, legacyId: targets.legacy });
-            copy = await lookupsThroughReplacement(s, sim, partnerSim, targets);
+            copy = await lookupsThroughReplacement(s, sim, partnerSim, targets, { plain: true });
         });
 
         it("destroy: nothing of the program left in ChatBot, the connection `pulumi import` adopted, the legacy webhook and the second account's included; what was only looked up stays", async () => {

@@ -35,6 +35,24 @@ export async function check(url: string): Promise<boolean> {
 export const start: () => Promise<ChatbotSimulator> = () => ChatbotSimulator.start({ verifyWebhooks: true });
 export type Connection = chatbot.WebhookConnection;
 
+// A lookup's result: no secret field unless asked for; its url and token go straight into a resource.
+export async function lookups(): Promise<void> {
+    const found = await chatbot.getWebhookConnection({ id: "x" });
+    const url: string = found.url;
+    // @ts-expect-error without includeSecrets there is no token
+    void found.token;
+    const sealed = await chatbot.getWebhookConnection({ id: "x", includeSecrets: true });
+    const token: import("@pulumi/pulumi").Output<string | undefined> = sealed.token;
+    const output = chatbot.getLegacyWebhookOutput({ id: "y" });
+    // @ts-expect-error nor in the Output form
+    void output.token;
+    const withSecrets = chatbot.getLegacyWebhookOutput({ id: "y", includeSecrets: true });
+    new chatbot.WebhookConnection("copy", { storyId: "s", url: output.url, token: withSecrets.token });
+    new chatbot.WebhookConnection("again", { storyId: "s", url, token });
+    // @ts-expect-error includeSecrets is a boolean
+    void chatbot.getWebhookConnection({ id: "x", includeSecrets: "yes" });
+}
+
 // @ts-expect-error a message is a string
 text(5);
 // @ts-expect-error the simulator's options are typed
@@ -174,6 +192,10 @@ describe("the installed package type-checks in a user's project", function () {
             assert.ok(packed.has("plugin/pulumi-resource-chatbot"), "the native provider plugin is packed");
             assert.ok(![...packed].some((f) => f.startsWith("dist/gone")), "an older build's file is not packed");
             assert.ok(!fs.existsSync(path.join(fresh, "dist", "gone")), "nor left in dist/");
+            // The webhook contract as JSON Schema, written by the build from the zod schemas.
+            for (const file of ["request", "response"]) {
+                assert.ok(packed.has(`dist/webhook/schema/${file}.json`), `dist/webhook/schema/${file}.json is packed`);
+            }
             for (const file of ["PulumiPolicy.yaml", "package.json", "index.js"]) {
                 assert.ok(packed.has(`policy-pack/${file}`), `the policy pack's ${file} is packed`);
             }

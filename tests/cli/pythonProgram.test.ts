@@ -5,7 +5,7 @@
  * stack's account and a second one reached through an explicit provider.
  *
  * The virtual environment is made once from examples/python/requirements.txt (the pinned `pulumi`
- * from PyPI and the SDK, editable) and kept in .pulumi-cli/python-venv/<hash of that file and the
+ * from PyPI and the SDK, editable) and kept in .pulumi-cli/python-venv/<hash of that file, the checkout and the
  * python version>, so later runs and CI's second pass reuse it: the program runs in it through
  * Pulumi.yaml's `virtualenv` option, as examples/python's own Pulumi.yaml names one. examples/python,
  * with the lookups program added, is one program and one stack walked once.
@@ -37,7 +37,8 @@ const LOOKUPS = `
 # The lookups of tests/helpers/lookups.ts, once lookupName is set.
 if config.get("lookupName"):
     found = chatbot.get_webhook_connection_output(name=config.require("lookupName"), story_id=story_id)
-    legacy = chatbot.get_legacy_webhook_output(id=config.require("legacyId"))
+    legacy = chatbot.get_legacy_webhook_output(id=config.require("legacyId"), include_secrets=True)
+    plain_form = chatbot.get_legacy_webhook(id=config.require("legacyId"))
     partner_found = chatbot.get_webhook_connection_output(
         name="Partner Orders", opts=pulumi.InvokeOutputOptions(provider=partner)
     )
@@ -45,7 +46,9 @@ if config.get("lookupName"):
     chatbot.WebhookConnection("copy", story_id=config.require("copyStoryId"), url=found.url, token=legacy.token)
 
     pulumi.export("foundId", found.id)
-    pulumi.export("foundToken", found.token)
+    pulumi.export("foundUrl", found.url)
+    pulumi.export("plainFormUrl", plain_form.url)
+    pulumi.export("legacyToken", legacy.token)
     pulumi.export("legacyUrl", legacy.url)
     pulumi.export("partnerId", partner_found.id)
     pulumi.export("twinIds", twins.items.apply(lambda items: [c.id for c in items]))
@@ -289,7 +292,7 @@ describe("a Python program (examples/python) under the pulumi CLI", function () 
         // The lookups, on in the same program: the example's connections stay as they are.
         const targets = addLookupTargets(sim, partnerSim);
         await s.setConfig({ copyStoryId: STORY, legacyId: targets.legacy });
-        const moved = await lookupsThroughReplacement(s, sim, partnerSim, targets);
+        const moved = await lookupsThroughReplacement(s, sim, partnerSim, targets, { plain: true });
 
         sim.resetRequests();
         partnerSim.resetRequests();

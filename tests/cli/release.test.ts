@@ -182,11 +182,18 @@ describe("a release, as users of each language get it", function () {
             ),
             ...["", ".sha1", ".md5"].map((sum) => `${MAVEN_DIR}/maven-metadata.xml${sum}`),
             "schema.json",
+            "webhook/schema/request.json",
+            "webhook/schema/response.json",
         ];
         assert.deepEqual([...listed].sort(), [...expected].sort());
         const schema = JSON.parse(fs.readFileSync(path.join(dir, "schema.json"), "utf8")) as Record<string, unknown>;
         assert.equal(schema.version, VERSION);
         assert.equal(schema.pluginDownloadURL, `github://api.github.com/${REPOSITORY}`);
+        for (const name of ["request", "response"]) {
+            const file = `webhook/schema/${name}.json`;
+            const shipped = path.join(root, "node_modules", "pulumi-chatbot", "dist", file);
+            assert.equal(fs.readFileSync(path.join(dir, file), "utf8"), fs.readFileSync(shipped, "utf8"), file);
+        }
         assert.equal(
             JSON.parse(fs.readFileSync(path.join(dir, "goproxy", GO_MODULE, "@v", `v${VERSION}.info`), "utf8")).Version,
             `v${VERSION}`,

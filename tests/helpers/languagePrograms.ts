@@ -57,19 +57,27 @@ export function pluginArchive(): string {
     return archive;
 }
 
-/** The virtual environment of examples/python/requirements.txt, made when it is not there yet (by
- *  one worker of a parallel run: the others wait for it). */
+/** The virtual environment of examples/python/requirements.txt for this checkout, made when it is
+ *  not there yet (by one worker of a parallel run: the others wait for it). */
 export function pythonVenv(): string {
-    return oncePerRun("python-venv", makePythonVenv);
+    return oncePerRun("python-venv", () => makePythonVenv(path.join(PYTHON_EXAMPLE, "requirements.txt")));
 }
 
-function makePythonVenv(): string {
-    const requirements = path.join(PYTHON_EXAMPLE, "requirements.txt");
+/** The virtual environment of another requirements file (pip run in its folder), alike. */
+export function pythonVenvOf(requirements: string): string {
+    const key = filesKey(path.dirname(requirements), [path.basename(requirements)]);
+    return oncePerRun(`python-venv-${key}`, () => makePythonVenv(requirements));
+}
+
+function makePythonVenv(requirements: string): string {
     const version = execFileSync("python3", ["--version"], { encoding: "utf8" }).trim();
     const key = crypto
         .createHash("sha256")
         .update(fs.readFileSync(requirements))
         .update(version)
+        // The SDK is installed editable, from this checkout: another checkout sharing .pulumi-cli
+        // (a worktree) needs its own.
+        .update(root)
         .digest("hex")
         .slice(0, 16);
     const venv = path.join(root, ".pulumi-cli", "python-venv", key);
@@ -77,9 +85,9 @@ function makePythonVenv(): string {
     if (fs.existsSync(done)) return venv;
     fs.rmSync(venv, { recursive: true, force: true });
     execFileSync("python3", ["-m", "venv", venv], { stdio: "inherit" });
-    // From the example's folder: the requirements' relative path to sdk/python is from there.
+    // From the requirements' folder: examples/python's relative path to sdk/python is from there.
     execFileSync(path.join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "-r", requirements], {
-        cwd: PYTHON_EXAMPLE,
+        cwd: path.dirname(requirements),
         stdio: "inherit",
     });
     fs.writeFileSync(done, `${version}\n`);

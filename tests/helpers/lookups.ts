@@ -3,12 +3,15 @@
  * classes, Python, Go, Java, YAML): each language's test writes the program below in its own
  * words and runs `lookupsLifecycle` on a stack of it. The program:
  *
- * - looks up by name (and story) a connection made by hand, and by id a legacy webhook, and makes
- *   a connection `copy` (on story `copyStoryId`) whose url is the found connection's and whose
- *   token is the legacy one's;
+ * - looks up by name (and story) a connection made by hand, without `includeSecrets` (so nothing
+ *   in it is secret), and by id a legacy webhook with `includeSecrets: true`, each in its Output
+ *   form, and makes a connection `copy` (on story `copyStoryId`) whose url is the found
+ *   connection's and whose token is the legacy one's;
  * - looks up "Partner Orders" through an explicit `Provider` `partner` in a second account;
  * - lists the stack's account's connections of one story whose names start with "Twin";
- * - exports `foundId`, `foundToken`, `legacyUrl`, `partnerId` and `twinIds` (a list of two ids).
+ * - exports `foundId`, `foundUrl`, `legacyToken`, `legacyUrl`, `partnerId` and `twinIds` (a list
+ *   of two ids); and where the language has a plain form (all but YAML), `plainFormUrl`: the
+ *   legacy webhook's url looked up by id in the plain form, without `includeSecrets`.
  *
  * Its stack config: `storyId`, `copyStoryId`, `lookupName`, `legacyId`, `partnerApiUrl`,
  * `partnerToken` (secret).
@@ -38,6 +41,12 @@ import {
 const TOKEN = "lookup-token-SECRET-3";
 const LEGACY_TOKEN = "lookup-legacy-SECRET-3";
 const PARTNER_TOKEN = "lookup-partner-SECRET-3";
+
+/** Which forms of the lookup functions a language's program runs: every language but YAML has a
+ *  plain form besides the Output form (`plainFormUrl`). */
+export interface LookupForms {
+    plain: boolean;
+}
 
 /** What the accounts hold before the program runs, made by hand. */
 export interface LookupAccounts {
@@ -113,8 +122,9 @@ export async function lookupsLifecycle(
     sim: ChatbotSimulator,
     partnerSim: ChatbotSimulator,
     made: LookupAccounts,
+    forms: LookupForms,
 ): Promise<void> {
-    const moved = await lookupsThroughReplacement(s, sim, partnerSim, made);
+    const moved = await lookupsThroughReplacement(s, sim, partnerSim, made, forms);
 
     sim.resetRequests();
     ok(await s.run("destroy"));
@@ -149,6 +159,7 @@ export async function lookupsThroughReplacement(
     sim: ChatbotSimulator,
     partnerSim: ChatbotSimulator,
     made: LookupAccounts,
+    forms: LookupForms,
 ): Promise<StoredConnection | undefined> {
     sim.resetRequests();
     partnerSim.resetRequests();
@@ -174,12 +185,25 @@ export async function lookupsThroughReplacement(
     assert.equal(copy.url, "https://orders.example.com/by-hand", "the found connection's url is the copy's input");
     assert.equal(copy.token, LEGACY_TOKEN, "and the legacy webhook's token, found by id");
 
-    const outputs = await s.outputs();
-    assert.equal(outputs.foundId, made.orders);
-    assert.equal(outputs.foundToken, TOKEN);
-    assert.equal(outputs.legacyUrl, "https://old.example.org/hook");
-    assert.equal(outputs.partnerId, made.partner, "found through the explicit provider, in the second account");
-    assert.deepEqual(outputs.twinIds, made.twins, "the list, narrowed by story and name prefix");
+    const stackOutputs = (await s.export(true)).deployment.resources?.find((r) => r.type === "pulumi:pulumi:Stack")
+        ?.outputs as Record<string, unknown>;
+    const value = (key: string) => plain(stackOutputs[key]);
+    assert.equal(value("foundId"), made.orders);
+    assert.equal(value("legacyUrl"), "https://old.example.org/hook");
+    assert.equal(value("partnerId"), made.partner, "found through the explicit provider, in the second account");
+    assert.deepEqual(value("twinIds"), made.twins, "the list, narrowed by story and name prefix");
+
+    // Without includeSecrets a lookup holds no secret: what it found reads as it is.
+    const shown = await s.outputs(false);
+    assert.equal(shown.foundId, made.orders, "`pulumi stack output` prints the looked-up id, no --show-secrets");
+    assert.equal(shown.foundUrl, "https://orders.example.com/by-hand", "and the looked-up url");
+    if (forms.plain) {
+        assert.equal(shown.plainFormUrl, "https://old.example.org/hook", "the plain form works, its result plain");
+    }
+    // With includeSecrets the token is there, and sealed as the resource seals it.
+    assert.equal(shown.legacyToken, "[secret]");
+    assert.ok(isSecret(stackOutputs.legacyToken), "the token looked up with includeSecrets is sealed in state");
+    assert.equal(plain(stackOutputs.legacyToken), LEGACY_TOKEN);
 
     const exported = await s.export();
     const text = JSON.stringify(exported);
@@ -187,18 +211,20 @@ export async function lookupsThroughReplacement(
         assert.ok(!text.includes(secret), "`pulumi stack export` shows no secret in plain text");
         assert.ok(!`${up.stdout}${up.stderr}`.includes(secret), "nor does the CLI's output");
     }
-    const stackOutputs = (await s.export(true)).deployment.resources?.find((r) => r.type === "pulumi:pulumi:Stack")
-        ?.outputs as Record<string, unknown>;
-    assert.ok(isSecret(stackOutputs.foundToken), "the looked-up token is sealed in state");
-    assert.equal(plain(stackOutputs.foundToken), TOKEN);
-    const copyState = (await s.resources("chatbot:index:WebhookConnection")).find((r) => r.urn.endsWith("::copy"));
-    assert.ok(isSecret(copyState?.outputs?.token), "the copy's token, a lookup's secret, is sealed too");
+    const copyState = (exported.deployment.resources ?? []).find((r) => r.urn.endsWith("::copy"));
+    assert.equal(copyState?.inputs?.url, copy.url, "the copy's url, a lookup's, is a plain input in state");
+    assert.ok(isSecret(copyState?.outputs?.token), "the copy's token, a lookup's secret, is sealed");
 
     // The copy's life: a change by hand found and put back, a new story, destroy.
     sim.editConnection(copy.id, { url: "https://changed.example.com/by-hand" });
     sim.resetRequests();
-    const drift = await s.run("preview", { refresh: true, expectNoChanges: true });
+    const drift = await s.run("preview", { refresh: true, expectNoChanges: true, args: ["--diff"] });
     assert.equal(drift.code, CHANGES_EXIT_CODE, "the drift check finds the change made by hand");
+    assert.match(
+        drift.stdout,
+        /url\s*: "https:\/\/changed\.example\.com\/by-hand" => "https:\/\/orders\.example\.com\/by-hand"/,
+        "its diff shows the looked-up url for a reviewer to read",
+    );
     ok(await s.run("up", { refresh: true }));
     assert.deepEqual(writes(sim), [`PUT /v2/integrations/webhook/${copy.id}`], "put back by an update");
     assert.equal(sim.getConnection(copy.id)?.url, "https://orders.example.com/by-hand");

@@ -2,6 +2,7 @@
  * Shared test set-up: the package as users install it (from `npm pack`, under node_modules), and
  * loopback servers.
  */
+import { spawn } from "child_process";
 import * as fs from "fs";
 import * as http from "http";
 import type { AddressInfo } from "net";
@@ -26,6 +27,35 @@ export function installedPackage(): typeof Package {
 
 export function installedTesting(): typeof Testing {
     return installedRequire("pulumi-chatbot/testing");
+}
+
+export interface CommandResult {
+    code: number | null;
+    stdout: string;
+    stderr: string;
+}
+
+/** The installed `pulumi-chatbot` command, run as users run it (a process), with `env` as its
+ *  whole environment, `stdin` given; killed after a minute. */
+export function runInstalledCommand(
+    args: string[],
+    opts: { env: NodeJS.ProcessEnv; cwd?: string; stdin?: string },
+): Promise<CommandResult> {
+    const cli = path.join(root, "node_modules", "pulumi-chatbot", "dist", "cli", "index.js");
+    return new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, [cli, ...args], { env: opts.env, cwd: opts.cwd });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+        child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+        const timer = setTimeout(() => child.kill(), 60_000);
+        child.once("error", reject);
+        child.once("exit", (code) => {
+            clearTimeout(timer);
+            resolve({ code, stdout, stderr });
+        });
+        child.stdin.end(opts.stdin ?? "");
+    });
 }
 
 /** Loopback HTTP servers for one test file: `listen` starts one on 127.0.0.1 and resolves to its

@@ -86,8 +86,25 @@ describe("the native plugin's lookup functions (Invoke)", function () {
         await sim?.close();
     });
 
-    it("getWebhookConnection by name and story: every field, token, header values and password secret", async () => {
+    it("getWebhookConnection by name and story: every field but the secret ones, nothing secret", async () => {
         const found = await invoke("getWebhookConnection", { name: "Orders", storyId: STORY });
+        assert.deepEqual(found, {
+            id: ids.orders,
+            storyId: STORY,
+            story: { id: STORY, name: "Shop" },
+            name: "Orders",
+            url: "https://orders.example.com/hook",
+            lastError: null,
+            createdAt: found.createdAt,
+            updatedAt: found.updatedAt,
+        });
+        assert.match(found.createdAt, /^\d{4}-\d\d-\d\dT/);
+        assert.ok(!JSON.stringify(found).includes(SECRET_SIG), "nothing in it is marked secret");
+        assert.deepEqual(await invoke("getWebhookConnection", { id: ids.orders, includeSecrets: false }), found);
+    });
+
+    it("getWebhookConnection with includeSecrets: token, header values and password too, each secret", async () => {
+        const found = await invoke("getWebhookConnection", { id: ids.orders, includeSecrets: true });
         assert.deepEqual(found, {
             id: ids.orders,
             storyId: STORY,
@@ -101,14 +118,34 @@ describe("the native plugin's lookup functions (Invoke)", function () {
             createdAt: found.createdAt,
             updatedAt: found.updatedAt,
         });
-        assert.match(found.createdAt, /^\d{4}-\d\d-\d\dT/);
+        // A connection with no secret field: asked for, none is made up.
+        const plainOne = await invoke("getWebhookConnection", { id: ids.ordersOther, includeSecrets: true });
+        assert.ok(!("token" in plainOne) && !JSON.stringify(plainOne).includes(SECRET_SIG), JSON.stringify(plainOne));
     });
 
-    it("getLegacyWebhook by id, its header values secret", async () => {
+    it("getLegacyWebhook by id: no token or headers; with includeSecrets, its token and header values secret", async () => {
         const found = await invoke("getLegacyWebhook", { id: ids.legacy });
         assert.equal(found.id, ids.legacy);
-        assert.deepEqual(found.token, secret("lk-legacy-token"));
-        assert.deepEqual(found.headers, [{ name: "X-Old", value: secret("lk-legacy-header") }]);
+        assert.equal(found.url, "https://old.example.org/hook");
+        assert.ok(!("token" in found) && !("headers" in found), JSON.stringify(found));
+        const sealed = await invoke("getLegacyWebhook", { id: ids.legacy, includeSecrets: true });
+        assert.deepEqual(sealed.token, secret("lk-legacy-token"));
+        assert.deepEqual(sealed.headers, [{ name: "X-Old", value: secret("lk-legacy-header") }]);
+    });
+
+    it("includeSecrets that is not true or false: refused before any read, naming the function and the argument", async () => {
+        sim.resetRequests();
+        for (const bad of ["yes", 1, { a: 1 }]) {
+            await assert.rejects(
+                invoke("getWebhookConnection", { id: ids.orders, includeSecrets: bad }),
+                /getWebhookConnection: `includeSecrets` must be true or false, not a (string|number|object)\./,
+            );
+        }
+        await assert.rejects(
+            invoke("getLegacyWebhook", { name: "Old", includeSecrets: "true" }),
+            /getLegacyWebhook: `includeSecrets` must be true or false, not a string\./,
+        );
+        assert.deepEqual(sim.requests, [], "nothing was read");
     });
 
     it("no match, several (named by id), an unknown id, or both id and name: an error saying what was looked for", async () => {

@@ -6,13 +6,15 @@
  * - checking never throws, whatever it is given;
  * - an input made invalid in one property gets a failure naming that property;
  * - a valid input is accepted by the API: the provider creates it in the simulator exactly as
- *   given (inputs), or the webhook handler answers it with 200 (replies).
+ *   given (inputs), or the webhook handler answers it with 200 (replies);
+ * - for replies, the shipped JSON Schema (response.json) gives the kit's verdict on each.
  */
 import { strict as assert } from "assert";
 import * as http from "http";
 import type { AddressInfo } from "net";
 import fc from "fast-check";
 import { installedRequire, installedTesting } from "../helpers/support";
+import { contractVerdict } from "../helpers/webhookContract";
 import type * as Webhook from "pulumi-chatbot/webhook";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 
@@ -352,30 +354,39 @@ describe("properties: webhook replies", function () {
     });
     after(() => new Promise<void>((r) => server.close(() => r())));
 
-    it("verifyWebhookResponse never throws, whatever it is given", () => {
+    // Each also asks the shipped JSON Schema (response.json, through ajv) for its verdict, which
+    // must be the kit's: the contract a backend in another language validates with.
+    it("verifyWebhookResponse never throws, whatever it is given, and response.json agrees", () => {
         fc.assert(
             fc.property(fc.oneof(fc.anything(), fc.record({ responses: fc.array(fc.anything()) })), (v) => {
                 const r = webhook.verifyWebhookResponse(v);
                 assert.equal(r.ok, r.failures.length === 0);
+                // As a call's body carries it: JSON, which has no undefined, NaN or Date.
+                const text = JSON.stringify(v);
+                if (text === undefined) return;
+                const sent = JSON.parse(text) as unknown;
+                assert.equal(contractVerdict("response", sent).ok, webhook.verifyWebhookResponse(sent).ok, text);
             }),
             RUNS,
         );
     });
 
-    it("a reply broken in one field gets a failure naming it", () => {
+    it("a reply broken in one field gets a failure naming it, and response.json refuses it", () => {
         fc.assert(
             fc.property(brokenReply, ([v, path]) => {
                 const { failures } = webhook.verifyWebhookResponse(v);
                 assert.ok(namesProperty(failures, path), `expected a failure for ${path}, got ${names(failures)}`);
+                assert.equal(contractVerdict("response", json(v)).ok, false, path);
             }),
             RUNS,
         );
     });
 
-    it("a valid reply passes, and the webhook handler answers it with 200 as it is", async () => {
+    it("a valid reply passes (response.json too), and the webhook handler answers it with 200 as it is", async () => {
         await fc.assert(
             fc.asyncProperty(reply, async (v) => {
                 assert.deepEqual(webhook.verifyWebhookResponse(v).failures, []);
+                assert.deepEqual(contractVerdict("response", json(v)).errors, []);
                 answer = v;
                 const res = await fetch(url, {
                     method: "POST",

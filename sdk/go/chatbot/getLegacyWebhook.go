@@ -11,7 +11,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Secret fields come back secret. An explicit provider reads its own account.
+// Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
 func LookupLegacyWebhook(ctx *pulumi.Context, args *LookupLegacyWebhookArgs, opts ...pulumi.InvokeOption) (*LookupLegacyWebhookResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv LookupLegacyWebhookResult
@@ -25,14 +25,16 @@ func LookupLegacyWebhook(ctx *pulumi.Context, args *LookupLegacyWebhookArgs, opt
 type LookupLegacyWebhookArgs struct {
 	// The id of the legacy webhook to read. Give `id` or `name`.
 	Id *string `pulumi:"id"`
+	// Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.
+	IncludeSecrets *bool `pulumi:"includeSecrets"`
 	// The name of the legacy webhook to read: exactly one must have it. Give `id` or `name`.
 	Name *string `pulumi:"name"`
 }
 
 type LookupLegacyWebhookResult struct {
-	// Basic authorization: `{ username, password }`. Optional. Secret: the password. Checked at preview: the username must be 1 to 1024 characters; the password must be 1 to 1024 characters.
+	// Only with `includeSecrets: true`. Basic authorization: `{ username, password }`. Optional. Secret: the password. Checked at preview: the username must be 1 to 1024 characters; the password must be 1 to 1024 characters.
 	Auth *BasicAuth `pulumi:"auth"`
-	// HTTP headers, each `{ name, value }`, sent in order. Optional. Secret: each value. Checked at preview: must have 1 to 99 items; each name must be 1 to 128 characters; each name must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~); each value must be 1 to 1024 characters; each value must be a valid HTTP header value (no line breaks or control characters).
+	// Only with `includeSecrets: true`. HTTP headers, each `{ name, value }`, sent in order. Optional. Secret: each value. Checked at preview: must have 1 to 99 items; each name must be 1 to 128 characters; each name must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~); each value must be 1 to 1024 characters; each value must be a valid HTTP header value (no line breaks or control characters).
 	Headers []Header `pulumi:"headers"`
 	// The legacy webhook's id.
 	Id string `pulumi:"id"`
@@ -42,7 +44,7 @@ type LookupLegacyWebhookResult struct {
 	LastErrorAt *string `pulumi:"lastErrorAt"`
 	// A string. Default: the resource's name. Checked at preview: must be 1 to 1024 characters.
 	Name string `pulumi:"name"`
-	// A string. Optional. Secret. Checked at preview: must be 1 to 1024 characters.
+	// Only with `includeSecrets: true`. A string. Optional. Secret. Checked at preview: must be 1 to 1024 characters.
 	Token *string `pulumi:"token"`
 	// A string. Required. Checked at preview: must be 1 to 1024 characters; must be an absolute http:// or https:// URL; must be a public URL (not localhost or a private network address).
 	Url string `pulumi:"url"`
@@ -56,6 +58,8 @@ func LookupLegacyWebhookOutput(ctx *pulumi.Context, args LookupLegacyWebhookOutp
 type LookupLegacyWebhookOutputArgs struct {
 	// The id of the legacy webhook to read. Give `id` or `name`.
 	Id pulumi.StringPtrInput `pulumi:"id"`
+	// Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.
+	IncludeSecrets pulumi.BoolPtrInput `pulumi:"includeSecrets"`
 	// The name of the legacy webhook to read: exactly one must have it. Give `id` or `name`.
 	Name pulumi.StringPtrInput `pulumi:"name"`
 }
@@ -78,12 +82,12 @@ func (o LookupLegacyWebhookResultOutput) ToLookupLegacyWebhookResultOutputWithCo
 	return o
 }
 
-// Basic authorization: `{ username, password }`. Optional. Secret: the password. Checked at preview: the username must be 1 to 1024 characters; the password must be 1 to 1024 characters.
+// Only with `includeSecrets: true`. Basic authorization: `{ username, password }`. Optional. Secret: the password. Checked at preview: the username must be 1 to 1024 characters; the password must be 1 to 1024 characters.
 func (o LookupLegacyWebhookResultOutput) Auth() BasicAuthPtrOutput {
 	return o.ApplyT(func(v LookupLegacyWebhookResult) *BasicAuth { return v.Auth }).(BasicAuthPtrOutput)
 }
 
-// HTTP headers, each `{ name, value }`, sent in order. Optional. Secret: each value. Checked at preview: must have 1 to 99 items; each name must be 1 to 128 characters; each name must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~); each value must be 1 to 1024 characters; each value must be a valid HTTP header value (no line breaks or control characters).
+// Only with `includeSecrets: true`. HTTP headers, each `{ name, value }`, sent in order. Optional. Secret: each value. Checked at preview: must have 1 to 99 items; each name must be 1 to 128 characters; each name must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~); each value must be 1 to 1024 characters; each value must be a valid HTTP header value (no line breaks or control characters).
 func (o LookupLegacyWebhookResultOutput) Headers() HeaderArrayOutput {
 	return o.ApplyT(func(v LookupLegacyWebhookResult) []Header { return v.Headers }).(HeaderArrayOutput)
 }
@@ -108,7 +112,7 @@ func (o LookupLegacyWebhookResultOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v LookupLegacyWebhookResult) string { return v.Name }).(pulumi.StringOutput)
 }
 
-// A string. Optional. Secret. Checked at preview: must be 1 to 1024 characters.
+// Only with `includeSecrets: true`. A string. Optional. Secret. Checked at preview: must be 1 to 1024 characters.
 func (o LookupLegacyWebhookResultOutput) Token() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v LookupLegacyWebhookResult) *string { return v.Token }).(pulumi.StringPtrOutput)
 }

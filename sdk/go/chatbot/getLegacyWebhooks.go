@@ -11,7 +11,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+// Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
 func GetLegacyWebhooks(ctx *pulumi.Context, args *GetLegacyWebhooksArgs, opts ...pulumi.InvokeOption) (*GetLegacyWebhooksResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetLegacyWebhooksResult

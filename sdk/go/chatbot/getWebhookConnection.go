@@ -11,7 +11,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Secret fields come back secret. An explicit provider reads its own account.
+// Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
 func LookupWebhookConnection(ctx *pulumi.Context, args *LookupWebhookConnectionArgs, opts ...pulumi.InvokeOption) (*LookupWebhookConnectionResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv LookupWebhookConnectionResult
@@ -25,6 +25,8 @@ func LookupWebhookConnection(ctx *pulumi.Context, args *LookupWebhookConnectionA
 type LookupWebhookConnectionArgs struct {
 	// The id of the webhook connection to read. Give `id` or `name`.
 	Id *string `pulumi:"id"`
+	// Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.
+	IncludeSecrets *bool `pulumi:"includeSecrets"`
 	// The name of the webhook connection to read: exactly one must have it. Give `id` or `name`.
 	Name *string `pulumi:"name"`
 	// Only connections of this story (its 24-character id): names repeat across stories.
@@ -32,11 +34,11 @@ type LookupWebhookConnectionArgs struct {
 }
 
 type LookupWebhookConnectionResult struct {
-	// Basic authorization: `{ username, password }`. Optional. Secret: the password. Checked at preview: the username must be 1 to 1024 characters; the password must be 1 to 1024 characters.
+	// Only with `includeSecrets: true`. Basic authorization: `{ username, password }`. Optional. Secret: the password. Checked at preview: the username must be 1 to 1024 characters; the password must be 1 to 1024 characters.
 	Auth *BasicAuth `pulumi:"auth"`
 	// Read from ChatBot.
 	CreatedAt string `pulumi:"createdAt"`
-	// HTTP header names to values. Optional. Secret: each value. Checked at preview: must have 1 to 10 headers; each name must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~); each value must be a valid HTTP header value (no line breaks or control characters).
+	// Only with `includeSecrets: true`. HTTP header names to values. Optional. Secret: each value. Checked at preview: must have 1 to 10 headers; each name must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~); each value must be a valid HTTP header value (no line breaks or control characters).
 	Headers map[string]string `pulumi:"headers"`
 	// The webhook connection's id.
 	Id string `pulumi:"id"`
@@ -48,7 +50,7 @@ type LookupWebhookConnectionResult struct {
 	Story Story `pulumi:"story"`
 	// A string. Required. Changing it replaces the resource: the API cannot change it in place. Checked at preview: must be exactly 24 characters.
 	StoryId string `pulumi:"storyId"`
-	// A string. Optional. Secret. Checked at preview: must be 1 to 1024 characters.
+	// Only with `includeSecrets: true`. A string. Optional. Secret. Checked at preview: must be 1 to 1024 characters.
 	Token *string `pulumi:"token"`
 	// Read from ChatBot.
 	UpdatedAt string `pulumi:"updatedAt"`
@@ -64,6 +66,8 @@ func LookupWebhookConnectionOutput(ctx *pulumi.Context, args LookupWebhookConnec
 type LookupWebhookConnectionOutputArgs struct {
 	// The id of the webhook connection to read. Give `id` or `name`.
 	Id pulumi.StringPtrInput `pulumi:"id"`
+	// Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.
+	IncludeSecrets pulumi.BoolPtrInput `pulumi:"includeSecrets"`
 	// The name of the webhook connection to read: exactly one must have it. Give `id` or `name`.
 	Name pulumi.StringPtrInput `pulumi:"name"`
 	// Only connections of this story (its 24-character id): names repeat across stories.
@@ -88,7 +92,7 @@ func (o LookupWebhookConnectionResultOutput) ToLookupWebhookConnectionResultOutp
 	return o
 }
 
-// Basic authorization: `{ username, password }`. Optional. Secret: the password. Checked at preview: the username must be 1 to 1024 characters; the password must be 1 to 1024 characters.
+// Only with `includeSecrets: true`. Basic authorization: `{ username, password }`. Optional. Secret: the password. Checked at preview: the username must be 1 to 1024 characters; the password must be 1 to 1024 characters.
 func (o LookupWebhookConnectionResultOutput) Auth() BasicAuthPtrOutput {
 	return o.ApplyT(func(v LookupWebhookConnectionResult) *BasicAuth { return v.Auth }).(BasicAuthPtrOutput)
 }
@@ -98,7 +102,7 @@ func (o LookupWebhookConnectionResultOutput) CreatedAt() pulumi.StringOutput {
 	return o.ApplyT(func(v LookupWebhookConnectionResult) string { return v.CreatedAt }).(pulumi.StringOutput)
 }
 
-// HTTP header names to values. Optional. Secret: each value. Checked at preview: must have 1 to 10 headers; each name must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~); each value must be a valid HTTP header value (no line breaks or control characters).
+// Only with `includeSecrets: true`. HTTP header names to values. Optional. Secret: each value. Checked at preview: must have 1 to 10 headers; each name must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~); each value must be a valid HTTP header value (no line breaks or control characters).
 func (o LookupWebhookConnectionResultOutput) Headers() pulumi.StringMapOutput {
 	return o.ApplyT(func(v LookupWebhookConnectionResult) map[string]string { return v.Headers }).(pulumi.StringMapOutput)
 }
@@ -128,7 +132,7 @@ func (o LookupWebhookConnectionResultOutput) StoryId() pulumi.StringOutput {
 	return o.ApplyT(func(v LookupWebhookConnectionResult) string { return v.StoryId }).(pulumi.StringOutput)
 }
 
-// A string. Optional. Secret. Checked at preview: must be 1 to 1024 characters.
+// Only with `includeSecrets: true`. A string. Optional. Secret. Checked at preview: must be 1 to 1024 characters.
 func (o LookupWebhookConnectionResultOutput) Token() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v LookupWebhookConnectionResult) *string { return v.Token }).(pulumi.StringPtrOutput)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+// Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
 func GetWebhookConnections(ctx *pulumi.Context, args *GetWebhookConnectionsArgs, opts ...pulumi.InvokeOption) (*GetWebhookConnectionsResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetWebhookConnectionsResult

@@ -54,7 +54,7 @@ class GetLegacyWebhookResult:
     @pulumi.getter
     def auth(self) -> Optional['outputs.BasicAuth']:
         """
-        Basic authorization: `{ username, password }`. Optional. Secret: the password. Checked at preview: the username must be 1 to 1024 characters; the password must be 1 to 1024 characters.
+        Only with `includeSecrets: true`. Basic authorization: `{ username, password }`. Optional. Secret: the password. Checked at preview: the username must be 1 to 1024 characters; the password must be 1 to 1024 characters.
         """
         return pulumi.get(self, "auth")
 
@@ -62,7 +62,7 @@ class GetLegacyWebhookResult:
     @pulumi.getter
     def headers(self) -> Optional[Sequence['outputs.Header']]:
         """
-        HTTP headers, each `{ name, value }`, sent in order. Optional. Secret: each value. Checked at preview: must have 1 to 99 items; each name must be 1 to 128 characters; each name must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~); each value must be 1 to 1024 characters; each value must be a valid HTTP header value (no line breaks or control characters).
+        Only with `includeSecrets: true`. HTTP headers, each `{ name, value }`, sent in order. Optional. Secret: each value. Checked at preview: must have 1 to 99 items; each name must be 1 to 128 characters; each name must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~); each value must be 1 to 1024 characters; each value must be a valid HTTP header value (no line breaks or control characters).
         """
         return pulumi.get(self, "headers")
 
@@ -102,7 +102,7 @@ class GetLegacyWebhookResult:
     @pulumi.getter
     def token(self) -> Optional[_builtins.str]:
         """
-        A string. Optional. Secret. Checked at preview: must be 1 to 1024 characters.
+        Only with `includeSecrets: true`. A string. Optional. Secret. Checked at preview: must be 1 to 1024 characters.
         """
         return pulumi.get(self, "token")
 
@@ -132,16 +132,19 @@ class AwaitableGetLegacyWebhookResult(GetLegacyWebhookResult):
 
 
 def get_legacy_webhook(id: Optional[_builtins.str] = None,
+                       include_secrets: Optional[_builtins.bool] = None,
                        name: Optional[_builtins.str] = None,
                        opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetLegacyWebhookResult:
     """
-    Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Secret fields come back secret. An explicit provider reads its own account.
+    Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
 
     :param _builtins.str id: The id of the legacy webhook to read. Give `id` or `name`.
+    :param _builtins.bool include_secrets: Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.
     :param _builtins.str name: The name of the legacy webhook to read: exactly one must have it. Give `id` or `name`.
     """
     __args__ = dict()
     __args__['id'] = id
+    __args__['includeSecrets'] = include_secrets
     __args__['name'] = name
     opts = pulumi.InvokeOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke('chatbot:index:getLegacyWebhook', __args__, opts=opts, typ=GetLegacyWebhookResult).value
@@ -156,16 +159,19 @@ def get_legacy_webhook(id: Optional[_builtins.str] = None,
         token=pulumi.get(__ret__, 'token'),
         url=pulumi.get(__ret__, 'url'))
 def get_legacy_webhook_output(id: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
+                              include_secrets: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
                               name: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                               opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetLegacyWebhookResult]:
     """
-    Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Secret fields come back secret. An explicit provider reads its own account.
+    Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
 
     :param _builtins.str id: The id of the legacy webhook to read. Give `id` or `name`.
+    :param _builtins.bool include_secrets: Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.
     :param _builtins.str name: The name of the legacy webhook to read: exactly one must have it. Give `id` or `name`.
     """
     __args__ = dict()
     __args__['id'] = id
+    __args__['includeSecrets'] = include_secrets
     __args__['name'] = name
     opts = pulumi.InvokeOutputOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke_output('chatbot:index:getLegacyWebhook', __args__, opts=opts, typ=GetLegacyWebhookResult)

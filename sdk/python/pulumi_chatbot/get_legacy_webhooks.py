@@ -50,7 +50,7 @@ class AwaitableGetLegacyWebhooksResult(GetLegacyWebhooksResult):
 def get_legacy_webhooks(name_prefix: Optional[_builtins.str] = None,
                         opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetLegacyWebhooksResult:
     """
-    Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+    Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
 
     :param _builtins.str name_prefix: Only those whose name starts with this.
     """
@@ -64,7 +64,7 @@ def get_legacy_webhooks(name_prefix: Optional[_builtins.str] = None,
 def get_legacy_webhooks_output(name_prefix: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                                opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetLegacyWebhooksResult]:
     """
-    Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+    Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
 
     :param _builtins.str name_prefix: Only those whose name starts with this.
     """

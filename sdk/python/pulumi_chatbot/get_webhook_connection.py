@@ -63,7 +63,7 @@ class GetWebhookConnectionResult:
     @pulumi.getter
     def auth(self) -> Optional['outputs.BasicAuth']:
         """
-        Basic authorization: `{ username, password }`. Optional. Secret: the password. Checked at preview: the username must be 1 to 1024 characters; the password must be 1 to 1024 characters.
+        Only with `includeSecrets: true`. Basic authorization: `{ username, password }`. Optional. Secret: the password. Checked at preview: the username must be 1 to 1024 characters; the password must be 1 to 1024 characters.
         """
         return pulumi.get(self, "auth")
 
@@ -79,7 +79,7 @@ class GetWebhookConnectionResult:
     @pulumi.getter
     def headers(self) -> Optional[Mapping[str, _builtins.str]]:
         """
-        HTTP header names to values. Optional. Secret: each value. Checked at preview: must have 1 to 10 headers; each name must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~); each value must be a valid HTTP header value (no line breaks or control characters).
+        Only with `includeSecrets: true`. HTTP header names to values. Optional. Secret: each value. Checked at preview: must have 1 to 10 headers; each name must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~); each value must be a valid HTTP header value (no line breaks or control characters).
         """
         return pulumi.get(self, "headers")
 
@@ -127,7 +127,7 @@ class GetWebhookConnectionResult:
     @pulumi.getter
     def token(self) -> Optional[_builtins.str]:
         """
-        A string. Optional. Secret. Checked at preview: must be 1 to 1024 characters.
+        Only with `includeSecrets: true`. A string. Optional. Secret. Checked at preview: must be 1 to 1024 characters.
         """
         return pulumi.get(self, "token")
 
@@ -168,18 +168,21 @@ class AwaitableGetWebhookConnectionResult(GetWebhookConnectionResult):
 
 
 def get_webhook_connection(id: Optional[_builtins.str] = None,
+                           include_secrets: Optional[_builtins.bool] = None,
                            name: Optional[_builtins.str] = None,
                            story_id: Optional[_builtins.str] = None,
                            opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetWebhookConnectionResult:
     """
-    Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Secret fields come back secret. An explicit provider reads its own account.
+    Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
 
     :param _builtins.str id: The id of the webhook connection to read. Give `id` or `name`.
+    :param _builtins.bool include_secrets: Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.
     :param _builtins.str name: The name of the webhook connection to read: exactly one must have it. Give `id` or `name`.
     :param _builtins.str story_id: Only connections of this story (its 24-character id): names repeat across stories.
     """
     __args__ = dict()
     __args__['id'] = id
+    __args__['includeSecrets'] = include_secrets
     __args__['name'] = name
     __args__['storyId'] = story_id
     opts = pulumi.InvokeOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
@@ -198,18 +201,21 @@ def get_webhook_connection(id: Optional[_builtins.str] = None,
         updated_at=pulumi.get(__ret__, 'updated_at'),
         url=pulumi.get(__ret__, 'url'))
 def get_webhook_connection_output(id: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
+                                  include_secrets: pulumi.Input[Optional[Optional[_builtins.bool]]] = None,
                                   name: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                                   story_id: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                                   opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetWebhookConnectionResult]:
     """
-    Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Secret fields come back secret. An explicit provider reads its own account.
+    Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
 
     :param _builtins.str id: The id of the webhook connection to read. Give `id` or `name`.
+    :param _builtins.bool include_secrets: Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.
     :param _builtins.str name: The name of the webhook connection to read: exactly one must have it. Give `id` or `name`.
     :param _builtins.str story_id: Only connections of this story (its 24-character id): names repeat across stories.
     """
     __args__ = dict()
     __args__['id'] = id
+    __args__['includeSecrets'] = include_secrets
     __args__['name'] = name
     __args__['storyId'] = story_id
     opts = pulumi.InvokeOutputOptions.merge(_utilities.get_invoke_opts_defaults(), opts)

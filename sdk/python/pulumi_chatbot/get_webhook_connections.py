@@ -51,7 +51,7 @@ def get_webhook_connections(name_prefix: Optional[_builtins.str] = None,
                             story_id: Optional[_builtins.str] = None,
                             opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetWebhookConnectionsResult:
     """
-    Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+    Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
 
     :param _builtins.str name_prefix: Only those whose name starts with this.
     :param _builtins.str story_id: Only connections of this story (its 24-character id): names repeat across stories.
@@ -68,7 +68,7 @@ def get_webhook_connections_output(name_prefix: pulumi.Input[Optional[Optional[_
                                    story_id: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                                    opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetWebhookConnectionsResult]:
     """
-    Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+    Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
 
     :param _builtins.str name_prefix: Only those whose name starts with this.
     :param _builtins.str story_id: Only connections of this story (its 24-character id): names repeat across stories.

@@ -24,169 +24,169 @@ import java.util.concurrent.CompletableFuture;
 
 public final class ChatbotFunctions {
     /**
-     * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Secret fields come back secret. An explicit provider reads its own account.
+     * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      */
     public static Output<GetLegacyWebhookResult> getLegacyWebhook() {
         return getLegacyWebhook(GetLegacyWebhookArgs.builder().build(), InvokeOutputOptions.Empty);
     }
     /**
-     * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Secret fields come back secret. An explicit provider reads its own account.
+     * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      */
     public static CompletableFuture<GetLegacyWebhookResult> getLegacyWebhookPlain() {
         return getLegacyWebhookPlain(GetLegacyWebhookPlainArgs.builder().build(), InvokeOptions.Empty);
     }
     /**
-     * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Secret fields come back secret. An explicit provider reads its own account.
+     * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      */
     public static Output<GetLegacyWebhookResult> getLegacyWebhook(GetLegacyWebhookArgs args) {
         return getLegacyWebhook(args, InvokeOutputOptions.Empty);
     }
     /**
-     * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Secret fields come back secret. An explicit provider reads its own account.
+     * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      */
     public static CompletableFuture<GetLegacyWebhookResult> getLegacyWebhookPlain(GetLegacyWebhookPlainArgs args) {
         return getLegacyWebhookPlain(args, InvokeOptions.Empty);
     }
     /**
-     * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Secret fields come back secret. An explicit provider reads its own account.
+     * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      */
     public static Output<GetLegacyWebhookResult> getLegacyWebhook(GetLegacyWebhookArgs args, InvokeOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getLegacyWebhook", TypeShape.of(GetLegacyWebhookResult.class), args, Utilities.withVersion(options));
     }
     /**
-     * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Secret fields come back secret. An explicit provider reads its own account.
+     * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      */
     public static Output<GetLegacyWebhookResult> getLegacyWebhook(GetLegacyWebhookArgs args, InvokeOutputOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getLegacyWebhook", TypeShape.of(GetLegacyWebhookResult.class), args, Utilities.withVersion(options));
     }
     /**
-     * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Secret fields come back secret. An explicit provider reads its own account.
+     * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      */
     public static CompletableFuture<GetLegacyWebhookResult> getLegacyWebhookPlain(GetLegacyWebhookPlainArgs args, InvokeOptions options) {
         return Deployment.getInstance().invokeAsync("chatbot:index:getLegacyWebhook", TypeShape.of(GetLegacyWebhookResult.class), args, Utilities.withVersion(options));
     }
     /**
-     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static Output<GetLegacyWebhooksResult> getLegacyWebhooks() {
         return getLegacyWebhooks(GetLegacyWebhooksArgs.builder().build(), InvokeOutputOptions.Empty);
     }
     /**
-     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static CompletableFuture<GetLegacyWebhooksResult> getLegacyWebhooksPlain() {
         return getLegacyWebhooksPlain(GetLegacyWebhooksPlainArgs.builder().build(), InvokeOptions.Empty);
     }
     /**
-     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static Output<GetLegacyWebhooksResult> getLegacyWebhooks(GetLegacyWebhooksArgs args) {
         return getLegacyWebhooks(args, InvokeOutputOptions.Empty);
     }
     /**
-     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static CompletableFuture<GetLegacyWebhooksResult> getLegacyWebhooksPlain(GetLegacyWebhooksPlainArgs args) {
         return getLegacyWebhooksPlain(args, InvokeOptions.Empty);
     }
     /**
-     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static Output<GetLegacyWebhooksResult> getLegacyWebhooks(GetLegacyWebhooksArgs args, InvokeOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getLegacyWebhooks", TypeShape.of(GetLegacyWebhooksResult.class), args, Utilities.withVersion(options));
     }
     /**
-     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static Output<GetLegacyWebhooksResult> getLegacyWebhooks(GetLegacyWebhooksArgs args, InvokeOutputOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getLegacyWebhooks", TypeShape.of(GetLegacyWebhooksResult.class), args, Utilities.withVersion(options));
     }
     /**
-     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static CompletableFuture<GetLegacyWebhooksResult> getLegacyWebhooksPlain(GetLegacyWebhooksPlainArgs args, InvokeOptions options) {
         return Deployment.getInstance().invokeAsync("chatbot:index:getLegacyWebhooks", TypeShape.of(GetLegacyWebhooksResult.class), args, Utilities.withVersion(options));
     }
     /**
-     * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Secret fields come back secret. An explicit provider reads its own account.
+     * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      */
     public static Output<GetWebhookConnectionResult> getWebhookConnection() {
         return getWebhookConnection(GetWebhookConnectionArgs.builder().build(), InvokeOutputOptions.Empty);
     }
     /**
-     * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Secret fields come back secret. An explicit provider reads its own account.
+     * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      */
     public static CompletableFuture<GetWebhookConnectionResult> getWebhookConnectionPlain() {
         return getWebhookConnectionPlain(GetWebhookConnectionPlainArgs.builder().build(), InvokeOptions.Empty);
     }
     /**
-     * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Secret fields come back secret. An explicit provider reads its own account.
+     * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      */
     public static Output<GetWebhookConnectionResult> getWebhookConnection(GetWebhookConnectionArgs args) {
         return getWebhookConnection(args, InvokeOutputOptions.Empty);
     }
     /**
-     * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Secret fields come back secret. An explicit provider reads its own account.
+     * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      */
     public static CompletableFuture<GetWebhookConnectionResult> getWebhookConnectionPlain(GetWebhookConnectionPlainArgs args) {
         return getWebhookConnectionPlain(args, InvokeOptions.Empty);
     }
     /**
-     * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Secret fields come back secret. An explicit provider reads its own account.
+     * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      */
     public static Output<GetWebhookConnectionResult> getWebhookConnection(GetWebhookConnectionArgs args, InvokeOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getWebhookConnection", TypeShape.of(GetWebhookConnectionResult.class), args, Utilities.withVersion(options));
     }
     /**
-     * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Secret fields come back secret. An explicit provider reads its own account.
+     * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      */
     public static Output<GetWebhookConnectionResult> getWebhookConnection(GetWebhookConnectionArgs args, InvokeOutputOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getWebhookConnection", TypeShape.of(GetWebhookConnectionResult.class), args, Utilities.withVersion(options));
     }
     /**
-     * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Secret fields come back secret. An explicit provider reads its own account.
+     * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      */
     public static CompletableFuture<GetWebhookConnectionResult> getWebhookConnectionPlain(GetWebhookConnectionPlainArgs args, InvokeOptions options) {
         return Deployment.getInstance().invokeAsync("chatbot:index:getWebhookConnection", TypeShape.of(GetWebhookConnectionResult.class), args, Utilities.withVersion(options));
     }
     /**
-     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static Output<GetWebhookConnectionsResult> getWebhookConnections() {
         return getWebhookConnections(GetWebhookConnectionsArgs.builder().build(), InvokeOutputOptions.Empty);
     }
     /**
-     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static CompletableFuture<GetWebhookConnectionsResult> getWebhookConnectionsPlain() {
         return getWebhookConnectionsPlain(GetWebhookConnectionsPlainArgs.builder().build(), InvokeOptions.Empty);
     }
     /**
-     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static Output<GetWebhookConnectionsResult> getWebhookConnections(GetWebhookConnectionsArgs args) {
         return getWebhookConnections(args, InvokeOutputOptions.Empty);
     }
     /**
-     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static CompletableFuture<GetWebhookConnectionsResult> getWebhookConnectionsPlain(GetWebhookConnectionsPlainArgs args) {
         return getWebhookConnectionsPlain(args, InvokeOptions.Empty);
     }
     /**
-     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static Output<GetWebhookConnectionsResult> getWebhookConnections(GetWebhookConnectionsArgs args, InvokeOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getWebhookConnections", TypeShape.of(GetWebhookConnectionsResult.class), args, Utilities.withVersion(options));
     }
     /**
-     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static Output<GetWebhookConnectionsResult> getWebhookConnections(GetWebhookConnectionsArgs args, InvokeOutputOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getWebhookConnections", TypeShape.of(GetWebhookConnectionsResult.class), args, Utilities.withVersion(options));
     }
     /**
-     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds; read one in full with its get function. Nothing is managed or changed.
+     * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      */
     public static CompletableFuture<GetWebhookConnectionsResult> getWebhookConnectionsPlain(GetWebhookConnectionsPlainArgs args, InvokeOptions options) {
         return Deployment.getInstance().invokeAsync("chatbot:index:getWebhookConnections", TypeShape.of(GetWebhookConnectionsResult.class), args, Utilities.withVersion(options));

@@ -5,6 +5,7 @@ package com.pulumichatbot.chatbot.inputs;
 
 import com.pulumi.core.Output;
 import com.pulumi.core.annotations.Import;
+import java.lang.Boolean;
 import java.lang.String;
 import java.util.Objects;
 import java.util.Optional;
@@ -29,6 +30,19 @@ public final class GetLegacyWebhookArgs extends com.pulumi.resources.InvokeArgs 
     }
 
     /**
+     * Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.
+     */
+    @Import(name="includeSecrets")
+    private @Nullable Output<Boolean> includeSecrets;
+
+    /**
+     * @return Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.
+     */
+    public Optional<Output<Boolean>> includeSecrets() {
+        return Optional.ofNullable(this.includeSecrets);
+    }
+
+    /**
      * The name of the legacy webhook to read: exactly one must have it. Give `id` or `name`.
      */
     @Import(name="name")
@@ -45,6 +59,7 @@ public final class GetLegacyWebhookArgs extends com.pulumi.resources.InvokeArgs 
 
     private GetLegacyWebhookArgs(GetLegacyWebhookArgs $) {
         this.id = $.id;
+        this.includeSecrets = $.includeSecrets;
         this.name = $.name;
     }
 
@@ -83,6 +98,25 @@ public final class GetLegacyWebhookArgs extends com.pulumi.resources.InvokeArgs 
          */
         public Builder id(String id) {
             return id(Output.of(id));
+        }
+
+        /**
+         * @param includeSecrets Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.
+         *
+         * @return builder
+         */
+        public Builder includeSecrets(@Nullable Output<Boolean> includeSecrets) {
+            $.includeSecrets = includeSecrets;
+            return this;
+        }
+
+        /**
+         * @param includeSecrets Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.
+         *
+         * @return builder
+         */
+        public Builder includeSecrets(Boolean includeSecrets) {
+            return includeSecrets(Output.of(includeSecrets));
         }
 
         /**

@@ -5,6 +5,7 @@ package com.pulumichatbot.chatbot.inputs;
 
 import com.pulumi.core.annotations.Import;
 import com.pulumi.resources.InvokeArgs;
+import java.lang.Boolean;
 import java.lang.String;
 import java.util.Objects;
 import java.util.Optional;
@@ -26,6 +27,16 @@ public final class GetLegacyWebhookPlainArgs extends InvokeArgs {
     }
 
     /**
+     * Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.
+     */
+    @Import(name="includeSecrets")
+    private @Nullable Boolean includeSecrets;
+
+    public Optional<Boolean> includeSecrets() {
+        return Optional.ofNullable(this.includeSecrets);
+    }
+
+    /**
      * The name of the legacy webhook to read: exactly one must have it. Give `id` or `name`.
      */
     @Import(name="name")
@@ -39,6 +50,7 @@ public final class GetLegacyWebhookPlainArgs extends InvokeArgs {
 
     private GetLegacyWebhookPlainArgs(GetLegacyWebhookPlainArgs $) {
         this.id = $.id;
+        this.includeSecrets = $.includeSecrets;
         this.name = $.name;
     }
 
@@ -62,6 +74,11 @@ public final class GetLegacyWebhookPlainArgs extends InvokeArgs {
 
         public Builder id(@Nullable String id) {
             $.id = id;
+            return this;
+        }
+
+        public Builder includeSecrets(@Nullable Boolean includeSecrets) {
+            $.includeSecrets = includeSecrets;
             return this;
         }
 

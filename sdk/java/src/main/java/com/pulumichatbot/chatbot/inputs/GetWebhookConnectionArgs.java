@@ -5,6 +5,7 @@ package com.pulumichatbot.chatbot.inputs;
 
 import com.pulumi.core.Output;
 import com.pulumi.core.annotations.Import;
+import java.lang.Boolean;
 import java.lang.String;
 import java.util.Objects;
 import java.util.Optional;
@@ -26,6 +27,19 @@ public final class GetWebhookConnectionArgs extends com.pulumi.resources.InvokeA
      */
     public Optional<Output<String>> id() {
         return Optional.ofNullable(this.id);
+    }
+
+    /**
+     * Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.
+     */
+    @Import(name="includeSecrets")
+    private @Nullable Output<Boolean> includeSecrets;
+
+    /**
+     * @return Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.
+     */
+    public Optional<Output<Boolean>> includeSecrets() {
+        return Optional.ofNullable(this.includeSecrets);
     }
 
     /**
@@ -58,6 +72,7 @@ public final class GetWebhookConnectionArgs extends com.pulumi.resources.InvokeA
 
     private GetWebhookConnectionArgs(GetWebhookConnectionArgs $) {
         this.id = $.id;
+        this.includeSecrets = $.includeSecrets;
         this.name = $.name;
         this.storyId = $.storyId;
     }
@@ -97,6 +112,25 @@ public final class GetWebhookConnectionArgs extends com.pulumi.resources.InvokeA
          */
         public Builder id(String id) {
             return id(Output.of(id));
+        }
+
+        /**
+         * @param includeSecrets Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.
+         *
+         * @return builder
+         */
+        public Builder includeSecrets(@Nullable Output<Boolean> includeSecrets) {
+            $.includeSecrets = includeSecrets;
+            return this;
+        }
+
+        /**
+         * @param includeSecrets Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.
+         *
+         * @return builder
+         */
+        public Builder includeSecrets(Boolean includeSecrets) {
+            return includeSecrets(Output.of(includeSecrets));
         }
 
         /**

@@ -5,6 +5,7 @@ package com.pulumichatbot.chatbot.inputs;
 
 import com.pulumi.core.annotations.Import;
 import com.pulumi.resources.InvokeArgs;
+import java.lang.Boolean;
 import java.lang.String;
 import java.util.Objects;
 import java.util.Optional;
@@ -23,6 +24,16 @@ public final class GetWebhookConnectionPlainArgs extends InvokeArgs {
 
     public Optional<String> id() {
         return Optional.ofNullable(this.id);
+    }
+
+    /**
+     * Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.
+     */
+    @Import(name="includeSecrets")
+    private @Nullable Boolean includeSecrets;
+
+    public Optional<Boolean> includeSecrets() {
+        return Optional.ofNullable(this.includeSecrets);
     }
 
     /**
@@ -49,6 +60,7 @@ public final class GetWebhookConnectionPlainArgs extends InvokeArgs {
 
     private GetWebhookConnectionPlainArgs(GetWebhookConnectionPlainArgs $) {
         this.id = $.id;
+        this.includeSecrets = $.includeSecrets;
         this.name = $.name;
         this.storyId = $.storyId;
     }
@@ -73,6 +85,11 @@ public final class GetWebhookConnectionPlainArgs extends InvokeArgs {
 
         public Builder id(@Nullable String id) {
             $.id = id;
+            return this;
+        }
+
+        public Builder includeSecrets(@Nullable Boolean includeSecrets) {
+            $.includeSecrets = includeSecrets;
             return this;
         }
 

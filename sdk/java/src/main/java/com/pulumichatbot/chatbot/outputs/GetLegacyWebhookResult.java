@@ -14,11 +14,11 @@ import javax.annotation.Nullable;
 @CustomType
 public final class GetLegacyWebhookResult {
     /**
-     * Basic authorization: `{ username, password }`. Optional. Secret: the password. Checked at preview: the username must be 1 to 1024 characters; the password must be 1 to 1024 characters.
+     * Only with `includeSecrets: true`. Basic authorization: `{ username, password }`. Optional. Secret: the password. Checked at preview: the username must be 1 to 1024 characters; the password must be 1 to 1024 characters.
      */
     private @Nullable BasicAuth auth;
     /**
-     * HTTP headers, each `{ name, value }`, sent in order. Optional. Secret: each value. Checked at preview: must have 1 to 99 items; each name must be 1 to 128 characters; each name must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~); each value must be 1 to 1024 characters; each value must be a valid HTTP header value (no line breaks or control characters).
+     * Only with `includeSecrets: true`. HTTP headers, each `{ name, value }`, sent in order. Optional. Secret: each value. Checked at preview: must have 1 to 99 items; each name must be 1 to 128 characters; each name must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~); each value must be 1 to 1024 characters; each value must be a valid HTTP header value (no line breaks or control characters).
      */
     private @Nullable List<Header> headers;
     /**
@@ -38,7 +38,7 @@ public final class GetLegacyWebhookResult {
      */
     private String name;
     /**
-     * A string. Optional. Secret. Checked at preview: must be 1 to 1024 characters.
+     * Only with `includeSecrets: true`. A string. Optional. Secret. Checked at preview: must be 1 to 1024 characters.
      */
     private @Nullable String token;
     /**
@@ -48,13 +48,13 @@ public final class GetLegacyWebhookResult {
 
     private GetLegacyWebhookResult() {}
     /**
-     * @return Basic authorization: `{ username, password }`. Optional. Secret: the password. Checked at preview: the username must be 1 to 1024 characters; the password must be 1 to 1024 characters.
+     * @return Only with `includeSecrets: true`. Basic authorization: `{ username, password }`. Optional. Secret: the password. Checked at preview: the username must be 1 to 1024 characters; the password must be 1 to 1024 characters.
      */
     public Optional<BasicAuth> auth() {
         return Optional.ofNullable(this.auth);
     }
     /**
-     * @return HTTP headers, each `{ name, value }`, sent in order. Optional. Secret: each value. Checked at preview: must have 1 to 99 items; each name must be 1 to 128 characters; each name must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~); each value must be 1 to 1024 characters; each value must be a valid HTTP header value (no line breaks or control characters).
+     * @return Only with `includeSecrets: true`. HTTP headers, each `{ name, value }`, sent in order. Optional. Secret: each value. Checked at preview: must have 1 to 99 items; each name must be 1 to 128 characters; each name must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~); each value must be 1 to 1024 characters; each value must be a valid HTTP header value (no line breaks or control characters).
      */
     public List<Header> headers() {
         return this.headers == null ? List.of() : this.headers;
@@ -84,7 +84,7 @@ public final class GetLegacyWebhookResult {
         return this.name;
     }
     /**
-     * @return A string. Optional. Secret. Checked at preview: must be 1 to 1024 characters.
+     * @return Only with `includeSecrets: true`. A string. Optional. Secret. Checked at preview: must be 1 to 1024 characters.
      */
     public Optional<String> token() {
         return Optional.ofNullable(this.token);

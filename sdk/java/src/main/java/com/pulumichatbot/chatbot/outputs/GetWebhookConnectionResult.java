@@ -14,7 +14,7 @@ import javax.annotation.Nullable;
 @CustomType
 public final class GetWebhookConnectionResult {
     /**
-     * Basic authorization: `{ username, password }`. Optional. Secret: the password. Checked at preview: the username must be 1 to 1024 characters; the password must be 1 to 1024 characters.
+     * Only with `includeSecrets: true`. Basic authorization: `{ username, password }`. Optional. Secret: the password. Checked at preview: the username must be 1 to 1024 characters; the password must be 1 to 1024 characters.
      */
     private @Nullable BasicAuth auth;
     /**
@@ -22,7 +22,7 @@ public final class GetWebhookConnectionResult {
      */
     private String createdAt;
     /**
-     * HTTP header names to values. Optional. Secret: each value. Checked at preview: must have 1 to 10 headers; each name must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~); each value must be a valid HTTP header value (no line breaks or control characters).
+     * Only with `includeSecrets: true`. HTTP header names to values. Optional. Secret: each value. Checked at preview: must have 1 to 10 headers; each name must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~); each value must be a valid HTTP header value (no line breaks or control characters).
      */
     private @Nullable Map<String,String> headers;
     /**
@@ -46,7 +46,7 @@ public final class GetWebhookConnectionResult {
      */
     private String storyId;
     /**
-     * A string. Optional. Secret. Checked at preview: must be 1 to 1024 characters.
+     * Only with `includeSecrets: true`. A string. Optional. Secret. Checked at preview: must be 1 to 1024 characters.
      */
     private @Nullable String token;
     /**
@@ -60,7 +60,7 @@ public final class GetWebhookConnectionResult {
 
     private GetWebhookConnectionResult() {}
     /**
-     * @return Basic authorization: `{ username, password }`. Optional. Secret: the password. Checked at preview: the username must be 1 to 1024 characters; the password must be 1 to 1024 characters.
+     * @return Only with `includeSecrets: true`. Basic authorization: `{ username, password }`. Optional. Secret: the password. Checked at preview: the username must be 1 to 1024 characters; the password must be 1 to 1024 characters.
      */
     public Optional<BasicAuth> auth() {
         return Optional.ofNullable(this.auth);
@@ -72,7 +72,7 @@ public final class GetWebhookConnectionResult {
         return this.createdAt;
     }
     /**
-     * @return HTTP header names to values. Optional. Secret: each value. Checked at preview: must have 1 to 10 headers; each name must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~); each value must be a valid HTTP header value (no line breaks or control characters).
+     * @return Only with `includeSecrets: true`. HTTP header names to values. Optional. Secret: each value. Checked at preview: must have 1 to 10 headers; each name must be a valid HTTP header name (letters, digits and !#$%&'*+-.^_`|~); each value must be a valid HTTP header value (no line breaks or control characters).
      */
     public Map<String,String> headers() {
         return this.headers == null ? Map.of() : this.headers;
@@ -108,7 +108,7 @@ public final class GetWebhookConnectionResult {
         return this.storyId;
     }
     /**
-     * @return A string. Optional. Secret. Checked at preview: must be 1 to 1024 characters.
+     * @return Only with `includeSecrets: true`. A string. Optional. Secret. Checked at preview: must be 1 to 1024 characters.
      */
     public Optional<String> token() {
         return Optional.ofNullable(this.token);
