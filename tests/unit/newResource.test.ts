@@ -228,7 +228,9 @@ describe("a resource added by its spec alone (Relay, this file's own, registered
         assert.equal(m.policy.chatbotType({ type: "other:index:Relay" }), undefined);
         assert.ok(m.policy.typesWith("url").includes("Relay" as never));
         const reports: string[] = [];
-        m.rules.httpsOnly.validateResource(
+        // resourceRule gives every rule one function (provider/policy/rules.ts).
+        const validate = m.rules.httpsOnly.validateResource as (args: never, report: (m: string) => void) => void;
+        validate(
             {
                 type: "chatbot:index:Relay",
                 name: "night-relay",
