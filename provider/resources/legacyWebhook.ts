@@ -9,7 +9,6 @@
  * `require("pulumi-chatbot/providers/legacyWebhook")`. Every property updates in place: the legacy
  * API's PUT takes the whole webhook.
  */
-import type * as pulumi from "@pulumi/pulumi";
 import { dynamicProvider } from "./dynamicProvider";
 import { lookupForms } from "./getFunctions";
 import { resourceClass } from "./registration";

@@ -10,7 +10,6 @@
  * serializes it as `require("pulumi-chatbot/providers/webhookConnection")`: a few hundred bytes
  * in state, no secrets, and the installed package's code runs for existing resources too.
  */
-import type * as pulumi from "@pulumi/pulumi";
 import { dynamicProvider } from "./dynamicProvider";
 import { lookupForms } from "./getFunctions";
 import { resourceClass } from "./registration";
