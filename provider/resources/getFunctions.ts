@@ -8,7 +8,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { ChatbotClient } from "../client/client";
-import { configKeys, resolveSettings } from "../config";
+import { configKeys, readSettings, resolveSettings } from "../config";
 import { includesSecrets, lookupFunctions, runLookup, type LookupFunction } from "./lookup";
 import { keysWhere, type AnySpec, type Found, type Looked, type LookupInputs, type Plain } from "./spec";
 
@@ -19,12 +19,10 @@ const programClients = new Map<string, ChatbotClient>();
  *  the stack's `chatbot:token` and `chatbot:apiUrl`, else CHATBOT_TOKEN and CHATBOT_API_URL. */
 export function programClient(): ChatbotClient {
     const config = new pulumi.Config(configKeys.token.split(":")[0]);
-    const read = (k: string) => config.get(k.split(":")[1]);
-    const settings = resolveSettings(process.env, {
-        token: read(configKeys.token),
-        apiUrl: read(configKeys.apiUrl),
-        retryMaxElapsedMs: read(configKeys.retryMaxElapsedMs),
-    });
+    const settings = resolveSettings(
+        process.env,
+        readSettings((name) => config.get(name)),
+    );
     const key = JSON.stringify(settings);
     let client = programClients.get(key);
     if (!client) programClients.set(key, (client = new ChatbotClient(settings)));

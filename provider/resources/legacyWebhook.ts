@@ -20,7 +20,6 @@ import {
     type LegacyWebhookOutputs,
     type SecretInputs,
 } from "./legacyWebhookSpec";
-import type { AllTrue, Same } from "../schema/fields";
 
 export * from "./legacyWebhookSpec";
 
@@ -30,9 +29,6 @@ export * from "./legacyWebhookSpec";
 /** `new LegacyWebhook(name, args, opts)`; `LegacyWebhook.get(name, id)` brings an existing legacy webhook, by id, into
  *  the program, read only. Its outputs are `LegacyWebhookOutputs`, each an Output. */
 export class LegacyWebhook extends resourceClass<LegacyWebhookArgs, LegacyWebhookOutputs>(spec, module) {}
-
-/** Fails to compile when a list function's item is not what the spec's `listed` names. */
-type _ListItemMatches = AllTrue<[Same<LegacyWebhookListItem, LegacyWebhookListed>]>;
 
 // What the plugin calls for a legacy webhook: this module's exports are its dynamic provider.
 export const { configure, check, diff, create, read, update, delete: remove } = dynamicProvider(spec);
@@ -56,7 +52,7 @@ export interface GetLegacyWebhooksArgs {
 }
 
 /** A legacy webhook as the list read shows it: id, name and url. */
-export type LegacyWebhookListItem = { id: string } & Pick<LegacyWebhookOutputs, "name" | "url">;
+export type LegacyWebhookListItem = LegacyWebhookListed;
 
 const lookups = lookupForms<
     GetLegacyWebhookArgs,

@@ -21,7 +21,6 @@ import {
     type WebhookConnectionListed,
     type WebhookConnectionOutputs,
 } from "./webhookConnectionSpec";
-import type { AllTrue, Same } from "../schema/fields";
 
 export * from "./webhookConnectionSpec";
 
@@ -31,10 +30,6 @@ export * from "./webhookConnectionSpec";
 /** `new WebhookConnection(name, args, opts)`; `WebhookConnection.get(name, id)` brings an existing connection, by its 24-character id, into
  *  the program, read only. Its outputs are `WebhookConnectionOutputs`, each an Output. */
 export class WebhookConnection extends resourceClass<WebhookConnectionArgs, WebhookConnectionOutputs>(spec, module) {}
-
-/** Fails to compile when a list function's item is not what the spec's `listed` names (the list
- *  read leaves out what ./webhookConnectionSpec.ts says, once). */
-type _ListItemMatches = AllTrue<[Same<WebhookConnectionListItem, WebhookConnectionListed>]>;
 
 // ---------------------------------------------------------------------------------------------
 // What the plugin calls for a webhook connection: this module's exports are its dynamic provider.
@@ -64,7 +59,7 @@ export interface GetWebhookConnectionsArgs {
 }
 
 /** A connection as the list read shows it: no token, headers or auth. */
-export type WebhookConnectionListItem = { id: string } & Omit<WebhookConnectionOutputs, SecretInputs>;
+export type WebhookConnectionListItem = WebhookConnectionListed;
 
 const lookups = lookupForms<
     GetWebhookConnectionArgs,

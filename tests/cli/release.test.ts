@@ -361,6 +361,7 @@ describe("a release, as users of each language get it", function () {
             GOPROXY: `file://${path.join(dir, "goproxy")},${proxy}`,
             GONOSUMDB: GO_MODULE,
         };
+        evictFromModuleCache(GO_MODULE, `v${VERSION}`);
         await go(["mod", "init", "example.com/chatbot-go-user"], project, goEnv);
         await go(["get", `${GO_MODULE}@v${VERSION}`, "github.com/pulumi/pulumi/sdk/v3@v3.274.1"], project, goEnv);
         await go(["mod", "tidy"], project, goEnv);
@@ -390,6 +391,28 @@ describe("a release, as users of each language get it", function () {
             stack.dispose();
         }
     });
+
+    /**
+     * Takes `module@version` out of the machine's module cache. The go command trusts what it
+     * downloaded once: an SDK of this version from an earlier run (the schema changed since, the
+     * version not) would stand in for the release's, as a user's machine never has it. Only this
+     * package's module goes; the rest of the cache stays warm.
+     */
+    function evictFromModuleCache(module: string, version: string): void {
+        const cache = execFileSync("go", ["env", "GOMODCACHE"], { encoding: "utf8" }).trim();
+        // The cache's paths spell capitals as "!" and the lower-case letter.
+        const escaped = module.replace(/[A-Z]/g, (c) => `!${c.toLowerCase()}`);
+        const extracted = path.join(cache, `${escaped}@${version}`);
+        if (fs.existsSync(extracted)) {
+            // The go command leaves its extracted modules read-only.
+            execFileSync("chmod", ["-R", "u+w", extracted]);
+            fs.rmSync(extracted, { recursive: true, force: true });
+        }
+        const downloads = path.join(cache, "cache", "download", escaped, "@v");
+        for (const file of fs.existsSync(downloads) ? fs.readdirSync(downloads) : []) {
+            if (file.startsWith(`${version}.`)) fs.rmSync(path.join(downloads, file), { force: true });
+        }
+    }
 
     /** The h1: hash of the SDK module in the release's module folder, computed by the go command
      *  from that folder only (no other proxy, an empty module cache). */
