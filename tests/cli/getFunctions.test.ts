@@ -9,7 +9,7 @@ import * as fs from "fs";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
 import { isSecret, ok, plain, PulumiStack, tempProject, type RunResult } from "../helpers/pulumi";
-import { installedTesting } from "../helpers/support";
+import { CONNECTION_KEYS_WITHOUT_SECRETS, installedTesting } from "../helpers/support";
 
 const STORY = "5f3c0d1e2a4b6c8d9e0f1a2b";
 const OTHER_STORY = "6a1b2c3d4e5f6a7b8c9d0e1f";
@@ -129,16 +129,7 @@ describe("get functions in a program", function () {
         assert.equal(up.changes.create, 1, "nothing but the stack itself is created");
         assert.equal(outputs.promiseId, ids.orders);
         assert.equal(outputs.promiseUrl, "https://orders.example.com/hook", "a looked-up url is a plain value");
-        assert.deepEqual(outputs.promiseKeys, [
-            "createdAt",
-            "id",
-            "lastError",
-            "name",
-            "story",
-            "storyId",
-            "updatedAt",
-            "url",
-        ]);
+        assert.deepEqual(outputs.promiseKeys, CONNECTION_KEYS_WITHOUT_SECRETS);
         // The Output form without includeSecrets: plain as a whole, no secret field in it.
         const ordersPlain = outputs.ordersPlainOutput as Record<string, unknown>;
         assert.ok(!isSecret(ordersPlain), "the Output form holds no secret unless asked for");

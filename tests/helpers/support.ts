@@ -21,6 +21,19 @@ export const PACKAGE_VERSION = (
 /** `require` as a file in the root's node_modules sees it: the installed package, not the checkout. */
 export const installedRequire = createRequire(path.join(root, "node_modules", "_tests_.js"));
 
+/** What a webhook connection holds without its secret fields (`token`, `headers`, `auth`), sorted:
+ *  a lookup's result without `includeSecrets`, and a list item. */
+export const CONNECTION_KEYS_WITHOUT_SECRETS = [
+    "createdAt",
+    "id",
+    "lastError",
+    "name",
+    "story",
+    "storyId",
+    "updatedAt",
+    "url",
+];
+
 export function installedPackage(): typeof Package {
     return installedRequire("pulumi-chatbot");
 }
