@@ -15,9 +15,10 @@ import * as fs from "fs";
 import { parseArgs } from "util";
 import { ChatbotClient } from "../client/client";
 import { redact, scrub, secretsOfUrl } from "../client/redact";
-import { configKeys, envVars } from "../config";
+import { configKeys, envVars, readSettings } from "../config";
 import { listAccount, readOne } from "../resources/lookup";
 import type { AnySpec, Plain } from "../resources/spec";
+import { HEADER_NAME } from "../schema/fields";
 import { validate } from "../schema/validate";
 import { webhookLimits } from "../limits";
 import { probeWebhook, urlProblems, type ProbeOptions, type ProbeResult } from "../webhook/probe";
@@ -271,7 +272,7 @@ function headersOf(values: Values, env: NodeJS.ProcessEnv): Record<string, strin
         const at = line.indexOf(":");
         const name = at > 0 ? line.slice(0, at).trim() : "";
         // As fetch would refuse it; the value is a secret, so only a valid name is quoted.
-        if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+        if (!HEADER_NAME.test(name)) {
             throw new UsageError("a header must be 'Name: value', Name an HTTP header name.");
         }
         headers[name] = line.slice(at + 1).trim();
@@ -307,10 +308,8 @@ async function readStack(name: string, values: Values, io: ProbeIo) {
         return spec ? [{ spec, id: r.id, name: r.urn.split("::").pop() ?? r.id }] : [];
     });
     const fromConfig = await stackConfig(read, ["--stack", name]);
-    const settings = {
-        token: fromConfig(configKeys.token),
-        apiUrl: values["api-url"] ?? fromConfig(configKeys.apiUrl),
-    };
+    const settings = readSettings((_, key) => fromConfig(key));
+    if (values["api-url"] !== undefined) settings.apiUrl = values["api-url"];
     return { name, managed, settings };
 }
 

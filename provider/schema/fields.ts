@@ -41,7 +41,7 @@ export function httpUrl(max: number) {
 }
 
 /** RFC 9110 field-name: a token. */
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** RFC 9110 field-value: visible characters, spaces and tabs; no CR, LF or NUL. */
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\uffff]*$/;
 
