@@ -17,14 +17,48 @@ export function redactUrls(text: string): string {
     );
 }
 
-/** Replaces every occurrence of each secret in `text` by `[secret]`. Longest first, so a secret
- *  that contains another is replaced whole. */
+/** Replaces every occurrence of each secret in `text` by `[secret]`, in each spelling a server or
+ *  runtime may echo it in (as written, URL-encoded, form-encoded, inside a JSON string). Longest
+ *  first, so a secret that contains another is replaced whole. */
 export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
-    const list = secrets.filter((s): s is string => typeof s === "string" && s.length > 0);
+    const given = secrets.filter((s): s is string => typeof s === "string" && s.length > 0);
+    const list = [...new Set(given.flatMap(spellings))].filter((s) => s.length > 0);
     list.sort((a, b) => b.length - a.length);
     let out = text;
     for (const s of list) out = out.split(s).join("[secret]");
     return out;
+}
+
+/** A secret as written and as it reads once encoded: `a b"c` echoed in a query (`a+b%22c`), a path
+ *  (`a%20b%22c`) or a JSON string (`a b\\"c`). */
+function spellings(secret: string): string[] {
+    const out = [secret, JSON.stringify(secret).slice(1, -1)];
+    try {
+        out.push(encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2), encodeURI(secret));
+    } catch {
+        // A lone surrogate cannot be URL-encoded, so it is not echoed that way either.
+    }
+    return out;
+}
+
+/** Characters a terminal may act on or that do not show: controls (ESC, C1's CSI), format
+ *  characters (bidirectional overrides, zero widths, U+FEFF), line and paragraph separators,
+ *  private use, unassigned code points and noncharacters, lone surrogates. */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]/gu;
+
+/** `text` (a name or url from an account, a key of a backend's answer) safe to print on a terminal
+ *  line: backslashes doubled and each character of UNPRINTABLE as `\u{...}`, so nothing in it is
+ *  acted on and two different strings never print alike. */
+export function printable(text: string): string {
+    return text
+        .replace(/\\/g, "\\\\")
+        .replace(UNPRINTABLE, (c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`);
+}
+
+/** `text` printable and in double quotes (a `"` inside as `\"`): how a command names what an
+ *  account holds. */
+export function shown(text: string): string {
+    return `"${printable(text).replace(/"/g, '\\"')}"`;
 }
 
 /** `text` with its URLs scrubbed and each of `secrets` replaced: what a message may show. */

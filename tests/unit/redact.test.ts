@@ -6,7 +6,7 @@
  * `pulumi` failure print what it quotes scrubbed.
  */
 import { strict as assert } from "node:assert";
-import { redact, redactUrls, scrub, secretsOfUrl } from "../../provider/client/redact";
+import { printable, redact, redactUrls, scrub, secretsOfUrl, shown } from "../../provider/client/redact";
 import { checkedRun, PulumiFailed, type PulumiRun } from "../../provider/cli/pulumiCli";
 import { discover } from "../../provider/cli/discover";
 import { recover } from "../../provider/cli/recover";
@@ -60,6 +60,27 @@ describe("the one scrubber of credentials", () => {
             "query values are scrubbed in place, not everywhere",
         );
         assert.deepEqual(secretsOfUrl("not a url"), []);
+    });
+
+    it("a secret echoed encoded (form, URL, inside a JSON string) is scrubbed too (issue 65)", () => {
+        const secret = 'a b"c/d';
+        for (const echoed of ["a+b%22c%2Fd", "a%20b%22c%2Fd", "a%20b%22c/d", 'a b\\"c/d', secret]) {
+            assert.equal(redact(`backend said: ${echoed}!`, [secret]), "backend said: [secret]!", echoed);
+        }
+        // A lone surrogate cannot be URL-encoded: the other spellings still go.
+        assert.equal(redact("x\ud800y", ["\ud800y"]), "x[secret]");
+    });
+
+    it("what an account holds prints with nothing a terminal acts on, and two strings never print alike (issue 65)", () => {
+        const hostile = "ok\u001b[2K\r\u009b31m\u0085\u2028\u202e\ufeff\ufffe\ud800\u007f\\u{1b}";
+        const line = shown(hostile);
+        assert.equal(
+            line,
+            '"ok\\u{1b}[2K\\u{d}\\u{9b}31m\\u{85}\\u{2028}\\u{202e}\\u{feff}\\u{fffe}\\u{d800}\\u{7f}\\\\u{1b}"',
+        );
+        assert.match(line, /^[\x20-\x7e]+$/);
+        assert.notEqual(printable("\u001b"), printable("\\u{1b}"));
+        assert.equal(shown('say "hi" – née 😀'), '"say \\"hi\\" – née 😀"', "printable text is left as it is");
     });
 
     const failing =
