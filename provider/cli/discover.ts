@@ -9,15 +9,16 @@
  * or the program; API errors are redacted by the client.
  */
 import * as fs from "fs";
+import * as path from "path";
 import { parseArgs } from "util";
 import { ChatbotClient } from "../client/client";
 import { envVars } from "../config";
 import { apiFailure, commandClient } from "./apiClient";
 import { listAccount, readOne } from "../resources/lookup";
 import { resources } from "../resources/registry";
-import { PROJECT_LANGUAGES, writeProject, type ProjectLanguage } from "./convert";
-import { generateProgram, importFile, secretCommands, type Found } from "./generate";
-import { secretsOfUrl } from "../client/redact";
+import { ConvertUnchecked, PROJECT_LANGUAGES, refuseNonEmpty, WouldReplace, writeProject, type ProjectLanguage } from "./convert";
+import { generateProgram, importFile, secretCommands, Unwritable, type Found, type Generated } from "./generate";
+import { printable, secretsOfUrl, shown } from "../client/redact";
 import { checkedRun, idsOfStacks, PulumiFailed, type PulumiRun } from "./pulumiCli";
 import { managedResources, StackExportError } from "./stackExport";
 
@@ -63,6 +64,9 @@ Options:
                            \`pulumi import --file FILE\` reads
   --with-secrets FILE      write the \`pulumi config set --secret\` commands with their values to
                            FILE (created with mode 0600). Without it no secret value is written.
+  --force                  write over existing files: the --out file or a project folder that is
+                           not empty, --with-secrets and --import-file files (without it, discover
+                           refuses them and writes nothing); says which files it replaced
   --json                   print a machine-readable summary on standard output (the program is
                            then written only with --out)
   --check                  exit 1 when any connection is unmanaged, 0 otherwise
@@ -85,6 +89,7 @@ const OPTIONS = {
     "with-secrets": { type: "string" },
     json: { type: "boolean" },
     check: { type: "boolean" },
+    force: { type: "boolean" },
     help: { type: "boolean", short: "h" },
 } as const;
 
@@ -157,7 +162,20 @@ function checkOptions(values: Values): Wanted {
     if (exportFiles.filter((f) => f === "-").length > 1) {
         throw new DiscoverFailed("--stack-export - (stdin) can be given once.");
     }
+    refuseOverwrites(values, inFolder !== undefined);
     return { values, language, inFolder, native };
+}
+
+/** Before any request: discover writes no file over one it did not write, unless --force. */
+function refuseOverwrites(values: Values, inFolder: boolean): void {
+    if (values.force) return;
+    if (inFolder) refuseNonEmpty(path.resolve(values.out as string), false);
+    const files = [inFolder ? undefined : ["--out", values.out], ["--with-secrets", values["with-secrets"]], ["--import-file", values["import-file"]]];
+    for (const [flag, file] of files.filter((f): f is string[] => f?.[1] !== undefined)) {
+        if (fs.existsSync(file)) {
+            throw new DiscoverFailed(`${flag} ${printable(file)} exists: give --force to write over it.`);
+        }
+    }
 }
 
 /** The ids the given stack exports manage. */
@@ -207,7 +225,7 @@ async function readInFull(client: ChatbotClient, todo: Unmanaged[], io: Io): Pro
     const progress = new Progress(todo.length, io, (done, total) => `discover: read ${done} of ${total}`);
     const read = await Promise.all(
         todo.map(async (x): Promise<Found | undefined> => {
-            const label = `${JSON.stringify(x.name)} (${x.id})`;
+            const label = `${shown(x.name)} (${shown(x.id)})`;
             const outputs = await readOne(client, x.spec, x.id, label);
             progress.tick();
             if (!outputs) {
@@ -229,14 +247,27 @@ async function writeWhatWasFound(
     managed: Set<string>,
     io: Io,
 ): Promise<void> {
-    const generated = inFolder
-        ? await writeProject(checkedRun(io.pulumi, []), found, client.apiUrl, inFolder, values.out as string)
-        : generateProgram(found, language as "typescript" | "javascript", client.apiUrl, native ? "native" : "dynamic");
+    const force = values.force === true;
+    const replaced: string[] = [];
+    let generated: Generated;
+    if (inFolder) {
+        const project = await writeProject(checkedRun(io.pulumi, []), found, client.apiUrl, inFolder, values.out as string, force);
+        replaced.push(...project.replaced.map((f) => path.join(values.out as string, f)));
+        generated = project;
+    } else {
+        generated = generateProgram(found, language as "typescript" | "javascript", client.apiUrl, native ? "native" : "dynamic");
+    }
+    const write = (file: string, text: string, mode?: number) => {
+        if (fs.existsSync(file)) replaced.push(file);
+        if (mode === undefined) fs.writeFileSync(file, text);
+        else writePrivate(file, text);
+    };
     // A project folder is written by now.
-    if (!inFolder && values.out !== undefined) fs.writeFileSync(values.out, generated.program);
+    if (!inFolder && values.out !== undefined) write(values.out, generated.program);
     else if (!inFolder && !values.json) io.stdout(generated.program);
-    if (values["with-secrets"] !== undefined) writePrivate(values["with-secrets"], secretCommands(generated.secrets));
-    if (values["import-file"] !== undefined) fs.writeFileSync(values["import-file"], importFile(generated.declared));
+    if (values["with-secrets"] !== undefined) write(values["with-secrets"], secretCommands(generated.secrets), 0o600);
+    if (values["import-file"] !== undefined) write(values["import-file"], importFile(generated.declared));
+    if (replaced.length > 0) io.stderr(`discover: --force: replaced ${replaced.map(printable).join(", ")}.\n`);
     if (values.json) {
         const summary = { apiUrl: client.apiUrl, managed: [...managed].sort(), unmanaged: generated.declared };
         io.stdout(JSON.stringify(summary, null, 2) + "\n");
@@ -259,7 +290,16 @@ async function writeWhatWasFound(
 
 /** What the command says of a failure (`client`: once there is one); anything else is a bug, thrown. */
 function failureMessage(e: unknown, client: ChatbotClient | undefined): string {
-    if (e instanceof DiscoverFailed || e instanceof StackExportError || e instanceof PulumiFailed) return e.message;
+    if (
+        e instanceof DiscoverFailed ||
+        e instanceof StackExportError ||
+        e instanceof PulumiFailed ||
+        e instanceof Unwritable ||
+        e instanceof WouldReplace ||
+        e instanceof ConvertUnchecked
+    ) {
+        return e.message;
+    }
     const failure = client && apiFailure(e, client);
     if (failure !== undefined) return failure;
     const code = (e as NodeJS.ErrnoException)?.code;

@@ -41,10 +41,11 @@ function spellings(secret: string): string[] {
     return out;
 }
 
-/** Characters a terminal may act on or that do not show: controls (ESC, C1's CSI), format
+/** A character a terminal may act on or that do not show: controls (ESC, C1's CSI), format
  *  characters (bidirectional overrides, zero widths, U+FEFF), line and paragraph separators,
  *  private use, unassigned code points and noncharacters, lone surrogates. */
-const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]/gu;
+export const UNPRINTABLE_CHAR = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]/u;
+const UNPRINTABLE = new RegExp(UNPRINTABLE_CHAR.source, "gu");
 
 /** `text` (a name or url from an account, a key of a backend's answer) safe to print on a terminal
  *  line: backslashes doubled and each character of UNPRINTABLE as `\u{...}`, so nothing in it is

@@ -4,7 +4,8 @@
  */
 import { strict as assert } from "assert";
 import { managedResources, StackExportError } from "../../provider/cli/stackExport";
-import { generateProgram, hclString, lit, resourceNameFrom, shellQuote } from "../../provider/cli/generate";
+import { generateProgram, hclString, resourceNameFrom, shellQuote } from "../../provider/cli/generate";
+import { literal } from "../../provider/cli/literals";
 
 const SIG = { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270" };
 
@@ -93,7 +94,7 @@ describe("program generation (discover)", () => {
         assert.equal(resourceNameFrom("Ünïcode / it's odd"), "unicode-it-s-odd");
         assert.equal(resourceNameFrom("!!!"), "");
         assert.equal(resourceNameFrom("x".repeat(200)).length, 60);
-        assert.equal(lit("a\u2028b"), '"a\\u2028b"');
+        assert.equal(literal("typescript", "a\u2028b"), '"a\\u2028b"');
         assert.equal(shellQuote("it's"), `'it'\\''s'`);
         const outputs = { name: "!!!", url: "https://a.example.com", lastError: null, lastErrorAt: null, token: "tok" };
         const g = generateProgram(
@@ -127,11 +128,19 @@ describe("program generation (discover)", () => {
         };
         const g = generateProgram([{ kind: "LegacyWebhook", id: "7", outputs }], "pcl", "https://api.chatbot.com");
         assert.match(g.program, /^config "ordersProdToken" "string" \{\n {4}secret = true\n\}$/m);
+        // Every account string is a stand-in, which convert.ts replaces by the language's own literal.
+        const standIn = (value: string) => [...g.standIns].find(([, v]) => v === value)?.[0] as string;
+        assert.deepEqual([...g.standIns.values()], ["7", "Orders (prod)", "https://a.example.com", "X-Sig"]);
+        for (const key of g.standIns.keys()) assert.match(key, /^chatbotvalue[0-9a-f]{8}n\d+$/);
         assert.match(
             g.program,
-            /^resource ordersProd "chatbot:index:LegacyWebhook" \{\n {4}__logicalName = "orders-prod"\n {4}adoptId = "7"$/m,
+            new RegExp(
+                `^resource ordersProd "chatbot:index:LegacyWebhook" \\{\\n {4}__logicalName = "orders-prod"\\n {4}adoptId = "${standIn("7")}"$`,
+                "m",
+            ),
         );
-        assert.match(g.program, /\{ "name" = "X-Sig", "value" = ordersProdHeaderXSig \}/);
+        assert.match(g.program, new RegExp(`\\{ "name" = "${standIn("X-Sig")}", "value" = ordersProdHeaderXSig \\}`));
+        assert.ok(!g.program.includes("Orders (prod)\""), "no account text in the program, comments included");
         assert.match(g.program, /options \{\n {8}protect = true\n {4}\}/);
         assert.ok(!g.program.includes("tok-1") && !g.program.includes("sig-1"));
     });
@@ -147,6 +156,14 @@ describe("program generation (discover)", () => {
         const g = generateProgram([{ kind: "LegacyWebhook", id: "7", outputs }], "yaml", "https://api.chatbot.com");
         assert.match(g.program, /^config:\n {2}aBHeaderXSig:\n {4}type: string\n {4}secret: true$/m);
         assert.match(g.program, /^ {6}name: "a \$\$\{b\}"$/m);
+        // Every `$` doubled: `$${b}` is not read as a live `${b}` (pulumi-yaml reads `$$` as `$`).
+        const g2 = generateProgram(
+            [{ kind: "LegacyWebhook", id: "7", outputs: { ...outputs, name: "$${b}$\u0085x" } }],
+            "yaml",
+            "https://api.chatbot.com",
+        );
+        assert.match(g2.program, /^ {6}name: "\$\$\$\$\{b\}\$\$\\u0085x"$/m);
+        assert.ok(!g2.program.includes("\u0085"), "no raw NEL, which YAML reads as a line break, comments included");
         assert.match(g.program, /^ {8}- "name": "X-Sig"\n {10}"value": "\$\{aBHeaderXSig\}"$/m);
         assert.match(g.program, /^ {4}options:\n {6}protect: true$/m);
         assert.ok(!g.program.includes("sig-1"));
