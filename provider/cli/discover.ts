@@ -18,7 +18,7 @@ import { listAccount, readOne } from "../resources/lookup";
 import { resources } from "../resources/registry";
 import { ConvertUnchecked, PROJECT_LANGUAGES, refuseNonEmpty, WouldReplace, writeProject, type ProjectLanguage } from "./convert";
 import { generateProgram, importFile, secretCommands, Unwritable, type Found, type Generated } from "./generate";
-import { printable, secretsOfUrl, shown } from "../client/redact";
+import { printable, printableJson, secretsOfUrl, shown } from "../client/redact";
 import { checkedRun, idsOfStacks, PulumiFailed, type PulumiRun } from "./pulumiCli";
 import { managedResources, StackExportError } from "./stackExport";
 
@@ -270,7 +270,7 @@ async function writeWhatWasFound(
     if (replaced.length > 0) io.stderr(`discover: --force: replaced ${replaced.map(printable).join(", ")}.\n`);
     if (values.json) {
         const summary = { apiUrl: client.apiUrl, managed: [...managed].sort(), unmanaged: generated.declared };
-        io.stdout(JSON.stringify(summary, null, 2) + "\n");
+        io.stdout(printableJson(summary) + "\n");
     }
     if (values.out !== undefined) {
         io.stderr(`discover: wrote a program for ${found.length} to ${values.out}.\n`);

@@ -62,6 +62,17 @@ export function shown(text: string): string {
     return `"${printable(text).replace(/"/g, '\\"')}"`;
 }
 
+/** `value` as JSON (indented) a terminal shows as it is: each character of UNPRINTABLE as its
+ *  `\uXXXX` escape, which JSON reads back as the same string. */
+export function printableJson(value: unknown): string {
+    // A raw line break is the indentation's: JSON has already escaped those inside strings.
+    return JSON.stringify(value, null, 2).replace(UNPRINTABLE, (c) =>
+        c === "\n"
+            ? c
+            : [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""),
+    );
+}
+
 /** `text` with its URLs scrubbed and each of `secrets` replaced: what a message may show. */
 export function scrub(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
     return redact(redactUrls(text), secrets);

@@ -6,7 +6,7 @@
  * `pulumi` failure print what it quotes scrubbed.
  */
 import { strict as assert } from "node:assert";
-import { printable, redact, redactUrls, scrub, secretsOfUrl, shown } from "../../provider/client/redact";
+import { printable, printableJson, redact, redactUrls, scrub, secretsOfUrl, shown } from "../../provider/client/redact";
 import { checkedRun, PulumiFailed, type PulumiRun } from "../../provider/cli/pulumiCli";
 import { discover } from "../../provider/cli/discover";
 import { recover } from "../../provider/cli/recover";
@@ -81,6 +81,9 @@ describe("the one scrubber of credentials", () => {
         assert.match(line, /^[\x20-\x7e]+$/);
         assert.notEqual(printable("\u001b"), printable("\\u{1b}"));
         assert.equal(shown('say "hi" – née 😀'), '"say \\"hi\\" – née 😀"', "printable text is left as it is");
+        const json = printableJson({ name: hostile, "\u009b": 1 });
+        assert.match(json, /^[\x20-\x7e\n]+$/);
+        assert.deepEqual(JSON.parse(json), { name: hostile, "\u009b": 1 }, "the same JSON value");
     });
 
     const failing =
