@@ -109,7 +109,9 @@ function putValues(dir: string, standIns: Map<string, string>, language: Exclude
     }
     for (const key of standIns.keys()) {
         if (seen.get(key) !== 1) {
-            throw new ConvertUnchecked(`a value appears ${seen.get(key) ?? 0} times in the converted program, not once`);
+            throw new ConvertUnchecked(
+                `a value appears ${seen.get(key) ?? 0} times in the converted program, not once`,
+            );
         }
     }
 }

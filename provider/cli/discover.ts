@@ -16,7 +16,14 @@ import { envVars } from "../config";
 import { apiFailure, commandClient } from "./apiClient";
 import { listAccount, readOne } from "../resources/lookup";
 import { resources } from "../resources/registry";
-import { ConvertUnchecked, PROJECT_LANGUAGES, refuseNonEmpty, WouldReplace, writeProject, type ProjectLanguage } from "./convert";
+import {
+    ConvertUnchecked,
+    PROJECT_LANGUAGES,
+    refuseNonEmpty,
+    WouldReplace,
+    writeProject,
+    type ProjectLanguage,
+} from "./convert";
 import { generateProgram, importFile, secretCommands, Unwritable, type Found, type Generated } from "./generate";
 import { printable, printableJson, secretsOfUrl, shown } from "../client/redact";
 import { checkedRun, idsOfStacks, PulumiFailed, type PulumiRun } from "./pulumiCli";
@@ -170,7 +177,11 @@ function checkOptions(values: Values): Wanted {
 function refuseOverwrites(values: Values, inFolder: boolean): void {
     if (values.force) return;
     if (inFolder) refuseNonEmpty(path.resolve(values.out as string), false);
-    const files = [inFolder ? undefined : ["--out", values.out], ["--with-secrets", values["with-secrets"]], ["--import-file", values["import-file"]]];
+    const files = [
+        inFolder ? undefined : ["--out", values.out],
+        ["--with-secrets", values["with-secrets"]],
+        ["--import-file", values["import-file"]],
+    ];
     for (const [flag, file] of files.filter((f): f is string[] => f?.[1] !== undefined)) {
         if (fs.existsSync(file)) {
             throw new DiscoverFailed(`${flag} ${printable(file)} exists: give --force to write over it.`);
@@ -251,11 +262,23 @@ async function writeWhatWasFound(
     const replaced: string[] = [];
     let generated: Generated;
     if (inFolder) {
-        const project = await writeProject(checkedRun(io.pulumi, []), found, client.apiUrl, inFolder, values.out as string, force);
+        const project = await writeProject(
+            checkedRun(io.pulumi, []),
+            found,
+            client.apiUrl,
+            inFolder,
+            values.out as string,
+            force,
+        );
         replaced.push(...project.replaced.map((f) => path.join(values.out as string, f)));
         generated = project;
     } else {
-        generated = generateProgram(found, language as "typescript" | "javascript", client.apiUrl, native ? "native" : "dynamic");
+        generated = generateProgram(
+            found,
+            language as "typescript" | "javascript",
+            client.apiUrl,
+            native ? "native" : "dynamic",
+        );
     }
     const write = (file: string, text: string, mode?: number) => {
         if (fs.existsSync(file)) replaced.push(file);

@@ -152,7 +152,13 @@ function declare(
         refuseUnwritable(f, inputs, language, (key) => secrets.find((x) => x.key === key)?.value ?? "");
         const container = spec.container?.(outputs);
         const where = container ? `on ${container.kind} ${container.name} (${container.id})` : `(${spec.noun})`;
-        declarations.push({ type: spec.type, resourceName, variable, about: { name: outputs.name, where, id: f.id }, inputs });
+        declarations.push({
+            type: spec.type,
+            resourceName,
+            variable,
+            about: { name: outputs.name, where, id: f.id },
+            inputs,
+        });
         declared.push({
             id: f.id,
             kind: spec.type,

@@ -67,8 +67,7 @@ const WRITERS: Record<LiteralLanguage, (s: string) => string> = {
     // A YAML double-quoted scalar (\u, \U, no raw NEL, which YAML reads as a line break), then
     // Pulumi YAML's interpolation: it reads `$$` as `$` and `${` as a reference, so every `$` is
     // doubled (pulumi-yaml v1.25.0, pkg/pulumiyaml/ast/interpolation.go).
-    yaml: (s) =>
-        `"${escaped(s, COMMON, (c) => codePointEscape(c, (h) => `\\U${h}`)).replace(/\$/g, "$$$$")}"`,
+    yaml: (s) => `"${escaped(s, COMMON, (c) => codePointEscape(c, (h) => `\\U${h}`)).replace(/\$/g, "$$$$")}"`,
 };
 
 /** `s` as a string literal of `language` that its parser reads back as exactly `s`. The caller

@@ -70,112 +70,109 @@ function run(command: string, args: string[], options: { cwd?: string; env?: Nod
 /** Pulumi YAML's reading of a Pulumi.yaml, by the pinned pulumi-yaml's own packages; built as the
  *  language host is (pulumi-path.js), so its packages come from the Go build cache. */
 export function pulumiYamlReads(file: string): Record<string, { type: string; name: string; properties: unknown }> {
-    const out = run(
-        "go",
-        ["run", "-trimpath", "-tags", "osusergo,grpcnotrace", "./readback", file],
-        {
-            cwd: path.join(root, "tools", "pulumi-yaml"),
-            env: { ...process.env, CGO_ENABLED: "0", GOFLAGS: "-mod=readonly", GOWORK: "off" },
-        },
-    );
+    const out = run("go", ["run", "-trimpath", "-tags", "osusergo,grpcnotrace", "./readback", file], {
+        cwd: path.join(root, "tools", "pulumi-yaml"),
+        env: { ...process.env, CGO_ENABLED: "0", GOFLAGS: "-mod=readonly", GOWORK: "off" },
+    });
     return JSON.parse(out);
 }
 
 /** Each language: a file holding every string as a literal, and what its parser reads from it. */
-const READERS: Record<LiteralLanguage, { needs?: [string, string[]]; read(dir: string, values: string[]): string[] }> = {
-    typescript: {
-        read: (_dir, values) => {
-            const source = ts.createSourceFile(
-                "values.ts",
-                `export const v = [\n${values.map((s) => `    ${literal("typescript", s)},`).join("\n")}\n];\n`,
-                ts.ScriptTarget.ES2022,
-            );
-            const statement = source.statements[0] as ts.VariableStatement;
-            assert.equal(source.statements.length, 1);
-            const list = statement.declarationList.declarations[0].initializer as ts.ArrayLiteralExpression;
-            return list.elements.map((e) => {
-                assert.ok(ts.isStringLiteral(e), "a string literal");
-                return e.text;
-            });
+const READERS: Record<LiteralLanguage, { needs?: [string, string[]]; read(dir: string, values: string[]): string[] }> =
+    {
+        typescript: {
+            read: (_dir, values) => {
+                const source = ts.createSourceFile(
+                    "values.ts",
+                    `export const v = [\n${values.map((s) => `    ${literal("typescript", s)},`).join("\n")}\n];\n`,
+                    ts.ScriptTarget.ES2022,
+                );
+                const statement = source.statements[0] as ts.VariableStatement;
+                assert.equal(source.statements.length, 1);
+                const list = statement.declarationList.declarations[0].initializer as ts.ArrayLiteralExpression;
+                return list.elements.map((e) => {
+                    assert.ok(ts.isStringLiteral(e), "a string literal");
+                    return e.text;
+                });
+            },
         },
-    },
-    python: {
-        needs: ["python3", ["--version"]],
-        read: (dir, values) => {
-            const file = path.join(dir, "values.py");
-            fs.writeFileSync(file, `v = [\n${values.map((s) => `    ${literal("python", s)},`).join("\n")}\n]\n`);
-            const script =
-                "import ast, json, sys\n" +
-                "tree = ast.parse(open(sys.argv[1], encoding='utf-8').read())\n" +
-                "assert len(tree.body) == 1\n" +
-                "values = tree.body[0].value.elts\n" +
-                "assert all(type(e) is ast.Constant and type(e.value) is str for e in values)\n" +
-                "print(json.dumps([e.value for e in values]))\n";
-            return JSON.parse(run("python3", ["-c", script, file]));
+        python: {
+            needs: ["python3", ["--version"]],
+            read: (dir, values) => {
+                const file = path.join(dir, "values.py");
+                fs.writeFileSync(file, `v = [\n${values.map((s) => `    ${literal("python", s)},`).join("\n")}\n]\n`);
+                const script =
+                    "import ast, json, sys\n" +
+                    "tree = ast.parse(open(sys.argv[1], encoding='utf-8').read())\n" +
+                    "assert len(tree.body) == 1\n" +
+                    "values = tree.body[0].value.elts\n" +
+                    "assert all(type(e) is ast.Constant and type(e.value) is str for e in values)\n" +
+                    "print(json.dumps([e.value for e in values]))\n";
+                return JSON.parse(run("python3", ["-c", script, file]));
+            },
         },
-    },
-    go: {
-        needs: ["go", ["version"]],
-        read: (dir, values) => {
-            const file = path.join(dir, "values.go");
-            fs.writeFileSync(
-                file,
-                'package main\n\nimport (\n\t"encoding/json"\n\t"os"\n)\n\nvar v = []string{\n' +
-                    values.map((s) => `\t${literal("go", s)},`).join("\n") +
-                    "\n}\n\nfunc main() { _ = json.NewEncoder(os.Stdout).Encode(v) }\n",
-            );
-            return JSON.parse(
-                run("go", ["run", "-trimpath", "-tags", "osusergo,grpcnotrace", file], {
-                    env: { ...process.env, CGO_ENABLED: "0", GOWORK: "off", GOFLAGS: "" },
-                }),
-            );
+        go: {
+            needs: ["go", ["version"]],
+            read: (dir, values) => {
+                const file = path.join(dir, "values.go");
+                fs.writeFileSync(
+                    file,
+                    'package main\n\nimport (\n\t"encoding/json"\n\t"os"\n)\n\nvar v = []string{\n' +
+                        values.map((s) => `\t${literal("go", s)},`).join("\n") +
+                        "\n}\n\nfunc main() { _ = json.NewEncoder(os.Stdout).Encode(v) }\n",
+                );
+                return JSON.parse(
+                    run("go", ["run", "-trimpath", "-tags", "osusergo,grpcnotrace", file], {
+                        env: { ...process.env, CGO_ENABLED: "0", GOWORK: "off", GOFLAGS: "" },
+                    }),
+                );
+            },
         },
-    },
-    java: {
-        needs: ["java", ["-version"]],
-        read: (dir, values) => {
-            const file = path.join(dir, "Values.java");
-            // Each string as its UTF-16 units in hex: no encoding of the output is trusted.
-            fs.writeFileSync(
-                file,
-                "class Values {\n    public static void main(String[] a) {\n        String[] v = {\n" +
-                    values.map((s) => `            ${literal("java", s)},`).join("\n") +
-                    "\n        };\n        for (String s : v) {\n            StringBuilder b = new StringBuilder(\"[\");\n" +
-                    '            for (int i = 0; i < s.length(); i++) b.append(i == 0 ? "" : ",").append((int) s.charAt(i));\n' +
-                    '            System.out.println(b.append("]"));\n        }\n    }\n}\n',
-            );
-            return run("java", [file])
-                .trim()
-                .split("\n")
-                .map((line) => String.fromCharCode(...(JSON.parse(line) as number[])));
+        java: {
+            needs: ["java", ["-version"]],
+            read: (dir, values) => {
+                const file = path.join(dir, "Values.java");
+                // Each string as its UTF-16 units in hex: no encoding of the output is trusted.
+                fs.writeFileSync(
+                    file,
+                    "class Values {\n    public static void main(String[] a) {\n        String[] v = {\n" +
+                        values.map((s) => `            ${literal("java", s)},`).join("\n") +
+                        '\n        };\n        for (String s : v) {\n            StringBuilder b = new StringBuilder("[");\n' +
+                        '            for (int i = 0; i < s.length(); i++) b.append(i == 0 ? "" : ",").append((int) s.charAt(i));\n' +
+                        '            System.out.println(b.append("]"));\n        }\n    }\n}\n',
+                );
+                return run("java", [file])
+                    .trim()
+                    .split("\n")
+                    .map((line) => String.fromCharCode(...(JSON.parse(line) as number[])));
+            },
         },
-    },
-    yaml: {
-        needs: ["go", ["version"]],
-        read: (dir, values) => {
-            const file = path.join(dir, "Pulumi.yaml");
-            fs.writeFileSync(
-                file,
-                "name: values\nruntime: yaml\nresources:\n  r:\n    type: chatbot:index:WebhookConnection\n    properties:\n      v:\n" +
-                    values.map((s) => `        - ${literal("yaml", s)}\n`).join("") +
-                    "      m:\n" +
-                    values.map((s, i) => `        ${literal("yaml", s)}: "${i}"\n`).join(""),
-            );
-            const read = pulumiYamlReads(file);
-            assert.deepEqual(Object.keys(read), ["r"], "no resource but the one written");
-            const [[, list], [, map]] = read.r.properties as [[string, string[]], [string, { object: string[][] }]];
-            // A map's keys are read too: each key is its value again.
-            const keys = map.object.map(([k, i]) => [k, Number(i)] as const).filter(([, i]) => i >= 0);
-            assert.deepEqual(
-                new Map(keys.map(([k]) => [k, true])).size,
-                new Set(values).size,
-                "every key read as written",
-            );
-            for (const [k, i] of keys) assert.equal(k, values[i]);
-            return list;
+        yaml: {
+            needs: ["go", ["version"]],
+            read: (dir, values) => {
+                const file = path.join(dir, "Pulumi.yaml");
+                fs.writeFileSync(
+                    file,
+                    "name: values\nruntime: yaml\nresources:\n  r:\n    type: chatbot:index:WebhookConnection\n    properties:\n      v:\n" +
+                        values.map((s) => `        - ${literal("yaml", s)}\n`).join("") +
+                        "      m:\n" +
+                        values.map((s, i) => `        ${literal("yaml", s)}: "${i}"\n`).join(""),
+                );
+                const read = pulumiYamlReads(file);
+                assert.deepEqual(Object.keys(read), ["r"], "no resource but the one written");
+                const [[, list], [, map]] = read.r.properties as [[string, string[]], [string, { object: string[][] }]];
+                // A map's keys are read too: each key is its value again.
+                const keys = map.object.map(([k, i]) => [k, Number(i)] as const).filter(([, i]) => i >= 0);
+                assert.deepEqual(
+                    new Map(keys.map(([k]) => [k, true])).size,
+                    new Set(values).size,
+                    "every key read as written",
+                );
+                for (const [k, i] of keys) assert.equal(k, values[i]);
+                return list;
+            },
         },
-    },
-};
+    };
 
 describe("discover: every account string written exactly, read back by each language's own parser (issue 65)", function () {
     this.timeout(120_000);
@@ -227,7 +224,8 @@ describe("discover: every account string written exactly, read back by each lang
             for (const [found, message] of cases) {
                 assert.throws(
                     () => generateProgram([legacy("fine", "fine"), found], language, "https://api.chatbot.com"),
-                    (e: Error) => e instanceof Unwritable && message.test(e.message) && !/s3cr3t|hidden/.test(e.message),
+                    (e: Error) =>
+                        e instanceof Unwritable && message.test(e.message) && !/s3cr3t|hidden/.test(e.message),
                     `${language}: ${found.id}`,
                 );
             }
@@ -246,13 +244,18 @@ describe("discover: every account string written exactly, read back by each lang
                 headers: { "fn::readFile": "/etc/passwd" },
             },
         };
-        assert.throws(() => generateProgram([found], "yaml", "https://x"), /headers key "fn::readFile" would be read by Pulumi YAML as a function/);
+        assert.throws(
+            () => generateProgram([found], "yaml", "https://x"),
+            /headers key "fn::readFile" would be read by Pulumi YAML as a function/,
+        );
         assert.doesNotThrow(() => generateProgram([found], "typescript", "https://x"));
     });
 
     it("the YAML program discover writes: Pulumi YAML reads each hostile connection's fields as the account holds them, and nothing more", function () {
         if (!has("go", ["version"])) this.skip();
-        const found = HOSTILE.map((name, i) => legacy(`id-${i}`, name, { url: `https://a.example.com/${encodeURIComponent(name)}` }));
+        const found = HOSTILE.map((name, i) =>
+            legacy(`id-${i}`, name, { url: `https://a.example.com/${encodeURIComponent(name)}` }),
+        );
         const g = generateProgram(found, "yaml", "https://api.chatbot.com/\u0085x: y");
         const file = path.join(dir, "Pulumi.yaml");
         fs.writeFileSync(file, `name: adopted\nruntime: yaml\n${g.program}`);

@@ -140,7 +140,7 @@ describe("program generation (discover)", () => {
             ),
         );
         assert.match(g.program, new RegExp(`\\{ "name" = "${standIn("X-Sig")}", "value" = ordersProdHeaderXSig \\}`));
-        assert.ok(!g.program.includes("Orders (prod)\""), "no account text in the program, comments included");
+        assert.ok(!g.program.includes('Orders (prod)"'), "no account text in the program, comments included");
         assert.match(g.program, /options \{\n {8}protect = true\n {4}\}/);
         assert.ok(!g.program.includes("tok-1") && !g.program.includes("sig-1"));
     });
