@@ -265,11 +265,11 @@ function childrenOf(pid: number): number[] {
 function isPlugin(pid: number): boolean {
     try {
         // The dynamic-provider plugin, or the native one: the package's (pulumi-resource-chatbot runs
-        // dist/native/server.js) or the release's single executable.
+        // dist/native/start.js) or the release's single executable.
         const command = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
         return (
             command.includes("dynamic-provider") ||
-            command.includes(`native${path.sep}server.js`) ||
+            command.includes(`native${path.sep}start.js`) ||
             command.split("\0")[0].endsWith(`${path.sep}pulumi-resource-chatbot`)
         );
     } catch {

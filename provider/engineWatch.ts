@@ -12,7 +12,7 @@
  * 5 minutes (sdk/go/pulumi/provider/main.go): too late for writes that retry for up to a minute.
  *
  * Only plugin processes are watched: the SDK's dynamic-provider plugin, and the native plugin
- * (native/server.js, or the release's single executable of it). Anything else that loads the
+ * (native/start.js, or the release's single executable of it). Anything else that loads the
  * provider (mocha calling it in-process, a program, the `pulumi-chatbot` CLI) is left alone.
  */
 import * as diagnosticsChannel from "diagnostics_channel";
@@ -65,7 +65,7 @@ function isPlugin(): boolean {
     return (
         sea.isSea() ||
         /[\\/]@pulumi[\\/]pulumi[\\/]cmd[\\/]dynamic-provider[\\/]index\.js$/.test(main) ||
-        main === path.join(__dirname, "native", "server.js")
+        main === path.join(__dirname, "native", "start.js")
     );
 }
 

@@ -8,13 +8,15 @@
  *   node scripts/plugin.js --all --out DIR  every platform of PLATFORMS, the SBOM beside them;
  *                                           prints DIR
  *
- * The plugin is one file: dist/native/server.js with everything it requires, bundled by esbuild
- * (the SBOM, CycloneDX, lists each package in the bundle, from esbuild's own record of it). Where
- * Each archive holds one executable, `pulumi-resource-chatbot` (`.exe` on Windows, the name the
- * engine looks for there): the `node` of the npm registry's `node-<os>-<arch>` package with the
- * bundle injected by `postject`, so a machine needs nothing installed. macOS runs only validly
- * signed code (on arm64 always), and the injection leaves Node's own signature invalid: the
- * darwin executables are signed again, ad hoc, by tools/machosign (docs/releasing.md).
+ * The plugin is dist/native/start.js with everything the provider requires, bundled by esbuild,
+ * and the chunks the command line needs (CHUNKS), bundled beside it and kept in the executable as
+ * assets, read only when a command is given (the SBOM, CycloneDX, lists each package in them, from
+ * esbuild's own record of the build). Each archive holds one executable, `pulumi-resource-chatbot`
+ * (`.exe` on Windows, the name the engine looks for there): the `node` of the npm registry's
+ * `node-<os>-<arch>` package with the bundles injected by `postject`, so a machine needs nothing
+ * installed. macOS runs only validly signed code (on arm64 always), and the injection leaves
+ * Node's own signature invalid: the darwin executables are signed again, ad hoc, by
+ * tools/machosign (docs/releasing.md).
  *
  * Archives are the same bytes for the same commit: entries sorted, owner and times fixed (the
  * commit's time), modes set, nothing from this machine's paths.
@@ -68,23 +70,49 @@ const MACHOSIGN = path.join(root, "tools", "machosign");
 
 const HOST = `${{ win32: "windows" }[process.platform] ?? process.platform}-${{ x64: "amd64" }[process.arch] ?? process.arch}`;
 
-/** The bundle, `<dir>/pulumi-resource-chatbot.js`, and its SBOM, `<dir>/sbom.cdx.json`. */
+/**
+ * The chunks of the executable besides its main script, by name, each with its entry: the command
+ * line, `cli` (provider/native/commandLine.ts loads it when the executable is started with a
+ * command), and the state backends' clients it requires by package name (optional peer
+ * dependencies of the npm package, carried here so that the executable needs nothing installed).
+ * Each is a bundle of its own, the asset `<name>.js` of the executable, compiled the first time it
+ * is required: the provider's start reads none of them, nor `recover` on a folder backend a client.
+ */
+const CHUNKS = { cli: "./dist/cli/index.js", pg: "pg", "@aws-sdk/client-s3": "@aws-sdk/client-s3" };
+
+/** The bundles in `<dir>`: `pulumi-resource-chatbot.js` (the main script) and `<chunk>.js` of each
+ *  of CHUNKS; and their SBOM, `<dir>/sbom.cdx.json`. */
 async function bundle(dir) {
-    const server = path.join(root, "dist", "native", "server.js");
-    if (!fs.existsSync(server)) throw new Error("dist/ is not built: run `npm run build` first.");
+    const start = path.join(root, "dist", "native", "start.js");
+    if (!fs.existsSync(start)) throw new Error("dist/ is not built: run `npm run build` first.");
     const esbuild = require("esbuild");
     const { cyclonedxEsbuildPlugin } = require("@cyclonedx/cyclonedx-esbuild");
     const sdk = path.join(root, "node_modules", "@pulumi", "pulumi");
     await esbuild.build({
-        entryPoints: [server],
+        entryPoints: [{ in: start, out: NAME }, ...Object.entries(CHUNKS).map(([out, entry]) => ({ in: entry, out }))],
         absWorkingDir: root,
         bundle: true,
         platform: "node",
         target: "node20",
-        outfile: path.join(dir, `${NAME}.js`),
+        outdir: dir,
+        // pg's optional native binding, which it requires only when asked for (`pg.native`).
+        external: ["pg-native"],
         legalComments: "none",
         logLevel: "error",
         plugins: [
+            {
+                // The command line is the chunk `cli`: the main script's require of it is never
+                // reached in the executable (commandLine.ts reads the chunk there), so it is left
+                // out of the main script.
+                name: "command-line-apart",
+                setup(build) {
+                    build.onResolve({ filter: /^\.\.\/cli\/index$/ }, (args) =>
+                        /[\\/]dist[\\/]native[\\/]commandLine\.js$/.test(args.importer)
+                            ? { path: args.path, external: true }
+                            : undefined,
+                    );
+                },
+            },
             {
                 // The server loads gRPC and the protobuf stubs as the program's @pulumi/pulumi
                 // resolves them (fromPulumi); the bundle is that SDK, so name those files.
@@ -179,6 +207,7 @@ function seaBlob(bundleDir, cache, codeCache) {
             disableExperimentalSEAWarning: true,
             useCodeCache: codeCache,
             useSnapshot: false,
+            assets: Object.fromEntries(Object.keys(CHUNKS).map((chunk) => [`${chunk}.js`, `${chunk}.js`])),
         }),
     );
     // --predictable: without it the code cache differs from build to build (three builds, three

@@ -10,6 +10,7 @@ import * as os from "os";
 import * as path from "path";
 import { generateProgram, resourceNameFrom, type Found, type Generated } from "./generate";
 import { printable } from "../client/redact";
+import { pluginFolder } from "../native/folder";
 import { literal } from "./literals";
 import type { CheckedRun } from "./pulumiCli";
 
@@ -17,9 +18,10 @@ import type { CheckedRun } from "./pulumiCli";
 export const PROJECT_LANGUAGES = ["python", "go", "java", "yaml"] as const;
 export type ProjectLanguage = (typeof PROJECT_LANGUAGES)[number];
 
-/** The installed package's plugin folder (pulumi-resource-chatbot): the converter reads the
- *  schema from it, through the PCL folder's project (`plugins.providers`). */
-const PLUGIN_DIR = path.join(__dirname, "..", "..", "plugin");
+/** The plugin's folder (pulumi-resource-chatbot: the installed package's, or the executable this
+ *  runs in): the converter reads the schema from it, through the PCL folder's project
+ *  (`plugins.providers`). */
+const PLUGIN_DIR = pluginFolder();
 
 /** A file the project would replace, and `--force` was not given. */
 export class WouldReplace extends Error {}

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 /**
- * The `pulumi-chatbot` command: `discover`, `recover`, `sweep` and `probe`.
+ * The `pulumi-chatbot` command: `discover`, `recover`, `sweep` and `probe`. One implementation,
+ * `main`, run by the npm package's bin (this file) and by the plugin executable when it is started
+ * with a command (`pulumi plugin run --kind resource chatbot -- <command>`, ../native/commandLine.ts).
  */
 import * as fs from "fs";
 import { discover, DISCOVER_USAGE, EXIT } from "./discover";
@@ -8,6 +10,9 @@ import { probe, PROBE_USAGE } from "./probe";
 import { pulumiOnPath } from "./pulumiCli";
 import { processIo, recover, RECOVER_USAGE } from "./recover";
 import { sweep, SWEEP_USAGE } from "./sweep";
+
+/** The command names: what the plugin executable takes as a command rather than a provider start. */
+export const COMMANDS = ["discover", "recover", "sweep", "probe"] as const;
 
 const USAGE = `Usage: pulumi-chatbot <command>
 
@@ -23,7 +28,9 @@ ${RECOVER_USAGE}
 ${SWEEP_USAGE}
 ${PROBE_USAGE}`;
 
-async function main(argv: string[]): Promise<number> {
+/** Runs the command `argv` names with this process's streams and environment; resolves its exit
+ *  code. Only what the command itself needs is loaded (a state backend's client on first use). */
+export async function main(argv: string[]): Promise<number> {
     // The AWS SDK (an S3 state backend) warns on every Node.js older than 22, its future floor;
     // this command supports 20. Set here, by the process's owner, not by the backend it loads.
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
@@ -61,13 +68,18 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.failed;
 }
 
-main(process.argv.slice(2)).then(
-    (code) => {
-        process.exitCode = code;
-    },
-    (e: unknown) => {
-        // Unexpected: the name and message only (the client redacts secrets from its messages).
-        process.stderr.write(`pulumi-chatbot: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}\n`);
-        process.exitCode = EXIT.failed;
-    },
-);
+/** `main`, its exit code set on the process, which ends once its output is written. */
+export function run(argv: string[]): void {
+    main(argv).then(
+        (code) => {
+            process.exitCode = code;
+        },
+        (e: unknown) => {
+            // Unexpected: the name and message only (the client redacts secrets from its messages).
+            process.stderr.write(`pulumi-chatbot: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}\n`);
+            process.exitCode = EXIT.failed;
+        },
+    );
+}
+
+if (require.main === module) run(process.argv.slice(2));

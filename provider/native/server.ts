@@ -12,7 +12,8 @@
  * - secrets are marked by the provider (it accepts secrets: every secret field comes back
  *   wrapped), and Diff names each property and says whether it updates or replaces.
  *
- * Started by the engine: it prints the port it listens on (loopback) and serves until killed.
+ * Started by the engine (through ./start.ts): it prints the port it listens on (loopback) and
+ * serves until killed.
  */
 import * as path from "path";
 import { stopWaiting } from "../client/cancel";
@@ -338,11 +339,4 @@ export async function main(): Promise<void> {
         ),
     );
     process.stdout.write(`${port}\n`);
-}
-
-if (require.main === module) {
-    main().catch((e) => {
-        process.stderr.write(`pulumi-resource-chatbot: ${e instanceof Error ? e.message : String(e)}\n`);
-        process.exit(1);
-    });
 }
