@@ -12,7 +12,9 @@
  *   plugin.json inside the SDK's jar; and, as the pulumi CLI no longer bundles a Java host, it
  *   downloads that too, the release of pulumi-java it pins, which the stand-in serves as this
  *   repository's host (tools/pulumi/cmd/pulumi-language-java) packed the way pulumi-java's are;
- * - against two simulators: the stack's account and a second one through an explicit provider.
+ * - against two simulators: the stack's account and a second one through an explicit provider;
+ * - the downloaded plugin run as the `pulumi-chatbot` command line (`pulumi plugin run ... --
+ *   recover`), with no `node` on PATH either.
  *
  * Maven's local repository: each run of the program gets its own, made of hard links to the one
  * the SDK's build fills (.maven/repository) without this package's artifacts, so the SDK is always
@@ -33,6 +35,7 @@ import {
     releaseAsset,
     REPOSITORY,
     importMadeByHand,
+    pluginCommand,
     twoAccountExample,
     GROUP_DIR,
     linkFiles,
@@ -218,7 +221,7 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
         return { stack, project, repository, localRepository, hostAsset, pluginAsset, bin };
     };
 
-    it("up, secrets sealed, no change on a second preview, a change by hand found and put back, import prints Java that previews with no change (the policy pack judging it), destroy", async () => {
+    it("up, secrets sealed, no change on a second preview, a change by hand found and put back, import prints Java that previews with no change (the policy pack judging it), the plugin's recover through `pulumi plugin run` (nothing to do), destroy", async () => {
         const { stack, project, repository, localRepository, hostAsset, pluginAsset, bin } = await javaStack(
             exampleConfig(
                 "go",
@@ -314,6 +317,21 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
             }
             const [adopted] = (await s.resources(CONNECTION)).filter((r) => r.urn.endsWith("::made-by-hand"));
             assert.equal(adopted?.id, made.id);
+
+            // The plugin the engine downloaded, as the command line (`pulumi plugin run`), with only
+            // java, mvn and the pulumi CLI on PATH: recover before the next up finds nothing to
+            // repair and writes nothing.
+            sim.resetRequests();
+            partnerSim.resetRequests();
+            const recovered = await pluginCommand(s, ["recover", "--stack", s.name], {
+                PATH: `${bin}${path.delimiter}${path.dirname(pulumiCli())}`,
+            });
+            assert.equal(recovered.code, 0, recovered.stdout + recovered.stderr);
+            assert.match(recovered.stdout, /no pending operation and no lock: nothing to do/);
+            assert.deepEqual(
+                [...sim.requests, ...partnerSim.requests].filter((r) => r.method !== "GET"),
+                [],
+            );
 
             ok(await s.run("destroy"));
             assert.deepEqual(sim.listConnections(), []);

@@ -5,7 +5,8 @@
  * dynamic provider, on S3 through the native plugin), then the dead run's lock is removed, and
  * `recover` and `up` leave each connection once, the state equal to the API, no pending
  * operation, and `preview --expect-no-changes` passing. A live run's lock is refused.
- * `discover --all-stacks` offers no connection another stack holds (on a folder too). The seeded
+ * `discover --all-stacks` offers no connection another stack holds (on a folder too), and the
+ * plugin executable's `recover` reads each backend's lock as the npm command does. The seeded
  * matrices on these backends, both deliveries with updates, replaces, deletes and destroy killed,
  * are the kill tier's (tests/kill/stateBackends.test.ts, `npm run test:kill`): what differs
  * between backends is the lock and the listing of stacks, which every kill goes through.
@@ -15,7 +16,8 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import { chatbotCli, killLifecycle, liveRunRefused, matrixSimulator } from "../helpers/killedRuns";
-import { declareStack, ok, STORY, type Declared } from "../helpers/pulumi";
+import { pluginCommand, pluginExecutable } from "../helpers/languagePrograms";
+import { declareStack, ok, pulumiCli, STORY, type Declared } from "../helpers/pulumi";
 import { FOLDER, POSTGRES, S3, serveFor, type Backend, type BackendServer } from "../helpers/stateBackends";
 
 describe("state kept where every CI runner reaches it: recover and discover", function () {
@@ -54,7 +56,7 @@ describe("state kept where every CI runner reaches it: recover and discover", fu
      *  so that PostgreSQL's listing would hang without its bound): `discover --all-stacks`, run
      *  outside any project, offers only the connection no stack holds. */
     function discoverAcrossStacks(backend: Backend, server: () => BackendServer) {
-        it("discover --all-stacks: the connections two stacks hold are offered by neither", async () => {
+        it("discover --all-stacks: the connections two stacks hold are offered by neither; the plugin's recover (`pulumi plugin run`, no node) reads the backend as the npm command", async () => {
             const env = await server().store.namespace();
             const made: Array<Awaited<ReturnType<typeof declareStack>>> = [];
             try {
@@ -99,6 +101,22 @@ describe("state kept where every CI runner reaches it: recover and discover", fu
                     `${backend.name}: only the connection no stack holds is offered`,
                 );
                 for (const s of server().secrets) assert.ok(!(r.stdout + r.stderr).includes(s), "no secret shown");
+
+                // recover reads a stack's lock with the backend's own client (pg, the S3 SDK): the
+                // plugin executable's, through `pulumi plugin run` with no node on PATH, answers as
+                // the npm command, byte for byte.
+                const args = ["recover", "--stack", "team-a"];
+                const fromNpm = await chatbotCli(made[0].stack, args);
+                const fromPlugin = await pluginCommand(
+                    made[0].stack,
+                    args,
+                    { PATH: path.dirname(pulumiCli()) },
+                    pluginExecutable(),
+                );
+                assert.deepEqual(fromPlugin, fromNpm);
+                assert.equal(fromPlugin.code, 0, `${fromPlugin.stdout}${fromPlugin.stderr}`);
+                assert.match(fromPlugin.stdout, /nothing to do/);
+                for (const s of server().secrets) assert.ok(!(fromPlugin.stdout + fromPlugin.stderr).includes(s));
             } finally {
                 for (const s of made) s.dispose();
             }

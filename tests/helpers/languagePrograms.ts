@@ -22,6 +22,8 @@ import {
     ok,
     OTHER_STORY,
     plain,
+    pulumiCli,
+    pulumiRuns,
     STORY,
     type ConfigValue,
     type PulumiStack,
@@ -55,6 +57,15 @@ export function pluginArchive(): string {
     const archive = path.join(runRelease(), `pulumi-resource-chatbot-v${PACKAGE_VERSION}-${HOST}.tar.gz`);
     if (!fs.existsSync(archive)) throw new Error(`the release has no plugin archive for ${HOST}: ${archive}`);
     return archive;
+}
+
+/** This machine's plugin executable, unpacked once per run from its archive (pluginArchive). */
+export function pluginExecutable(): string {
+    return oncePerRun("plugin-executable", () => {
+        const dir = fs.mkdtempSync(path.join(runFolder(), "plugin-"));
+        execFileSync("tar", ["-xzf", pluginArchive(), "-C", dir]);
+        return path.join(dir, process.platform === "win32" ? "pulumi-resource-chatbot.exe" : "pulumi-resource-chatbot");
+    });
 }
 
 /** The virtual environment of examples/python/requirements.txt for this checkout, made when it is
@@ -211,6 +222,32 @@ export function pathOnly(folder: string, commands: Record<string, string>): stri
     fs.mkdirSync(folder, { recursive: true });
     for (const [name, target] of Object.entries(commands)) fs.symlinkSync(target, path.join(folder, name));
     return folder;
+}
+
+/**
+ * `pulumi plugin run --kind resource chatbot@<version> -- <args>` in the stack's project, with its
+ * environment and `env` on top: the plugin the engine installed in the stack's PULUMI_HOME (or the
+ * executable at `plugin`, a path), run as the `pulumi-chatbot` command line, as a user of any
+ * language runs it (docs/parity.md). The plugin's own output and exit code, which the CLI passes
+ * through.
+ */
+export function pluginCommand(
+    stack: PulumiStack,
+    args: string[],
+    env: Record<string, string | undefined> = {},
+    plugin = `chatbot@${PACKAGE_VERSION}`,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+    const cli = ["plugin", "run", "--kind", "resource", plugin, "--", ...args];
+    pulumiRuns.commands++;
+    return new Promise((resolve) => {
+        execFile(
+            pulumiCli(),
+            cli,
+            { cwd: stack.projectDir, env: stack.environment(env), timeout: 240_000, maxBuffer: 16 * 1024 * 1024 },
+            (error, stdout, stderr) =>
+                resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }),
+        );
+    });
 }
 
 /** The repository whose releases the schema's pluginDownloadURL names. */
