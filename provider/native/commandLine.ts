@@ -48,9 +48,17 @@ type CommandLine = typeof import("../cli/index");
 /** Runs the command line with `args`; the process ends with its exit code once its output is written. */
 export function runCommandLine(args: string[]): void {
     const sea = require("node:sea") as typeof import("node:sea");
-    // Outside a single executable (the npm package's plugin folder runs dist/ with node), the
-    // package's own module, from beside this one.
-    const cli = (sea.isSea() ? fromChunk("cli") : require("../cli/index")) as CommandLine;
+    let cli: CommandLine;
+    try {
+        // Outside a single executable (the npm package's plugin folder runs dist/ with node), the
+        // package's own module, from beside this one.
+        cli = (sea.isSea() ? fromChunk("cli") : require("../cli/index")) as CommandLine;
+    } catch (e) {
+        // As the bin reports what it did not expect (../cli/index.ts, run): name and message, exit 2.
+        process.stderr.write(`pulumi-chatbot: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}\n`);
+        process.exitCode = 2;
+        return;
+    }
     cli.run(args);
 }
 
