@@ -33,7 +33,7 @@ import * as os from "os";
 import * as path from "path";
 import { parseArgs } from "util";
 import { ChatbotClient } from "../client/client";
-import { scrub, secretsOfUrl } from "../client/redact";
+import { printable, scrub, secretsOfUrl } from "../client/redact";
 import { configKeys, readSettings, resolveSettings, SettingsError } from "../config";
 import { listAll, readOne } from "../resources/lookup";
 import { differingKeys, inputKeys, isPlain, keysWhere, type AnySpec, type Plain } from "../resources/spec";
@@ -169,7 +169,7 @@ class Written {
 
 export async function recover(argv: string[], io: RecoverIo): Promise<number> {
     /** Secret values the state and config hold: kept out of what other commands print (this
-     *  command's own lines hold ids and URNs, never values, and are printed as they are). */
+     *  command's own lines hold ids and URNs, never values, each through `printable`). */
     const secrets: string[] = secretsOfUrl(io.env.PULUMI_BACKEND_URL ?? "");
     const written = new Written();
     let target: Target | undefined;
@@ -270,7 +270,7 @@ async function readTheLock({ backend, project, stack }: Target, options: Options
     const live = locks?.find((l) => l.here && !l.gone);
     if (live) {
         throw new RecoverError(
-            `The stack ${stack} is locked by a pulumi run of ${live.owner} (pid ${live.pid}), started at ${live.startedAt}, ` +
+            `The stack ${stack} is locked by a pulumi run of ${holder(live)}, started at ${printable(live.startedAt)}, ` +
                 "which is still running on this machine: wait for it to end, then run this again " +
                 "(--cancel-lock does not remove the lock of a live process).",
             RECOVER_EXIT.locked,
@@ -279,7 +279,7 @@ async function readTheLock({ backend, project, stack }: Target, options: Options
     const elsewhere = locks?.find((l) => !l.here);
     if (elsewhere && !options.cancelLock) {
         throw new RecoverError(
-            `The stack ${stack} is locked by a pulumi run of ${elsewhere.owner} (pid ${elsewhere.pid}), started at ${elsewhere.startedAt}, ` +
+            `The stack ${stack} is locked by a pulumi run of ${holder(elsewhere)}, started at ${printable(elsewhere.startedAt)}, ` +
                 "on another machine, which may still be going: nothing here can tell. Once you know it is gone (its CI job was cancelled or lost), " +
                 "run this again with --cancel-lock. Never while that run is going.",
             RECOVER_EXIT.locked,
@@ -322,7 +322,9 @@ async function planTheCreates(
     const creates = pending.filter((op) => op.type === "creating" && specOf(op.resource) !== undefined);
     for (const urn of [...options.chosen.keys(), ...options.discarded]) {
         if (!creates.some((op) => op.resource.urn === urn)) {
-            throw new RecoverError(`${urn} is not a pending create of this package's resources in stack ${stack}.`);
+            throw new RecoverError(
+                `${printable(urn)} is not a pending create of this package's resources in stack ${stack}.`,
+            );
         }
     }
     const plan: Plan = { adopt: [], clear: [], choose: [] };
@@ -335,25 +337,36 @@ async function planTheCreates(
     return { plan, others: pending.filter((op) => !creates.includes(op)) };
 }
 
+/** Who holds a lock, as its file says (another machine wrote it): printable. */
+function holder(l: Lock): string {
+    return `${printable(l.owner)} (pid ${printable(String(l.pid))})`;
+}
+
+/** An adopted connection as printed: its URN and id, printable. */
+function adopted(a: Plan["adopt"][number]): string {
+    return `${printable(a.op.resource.urn)} = ${printable(a.id)}`;
+}
+
 function printChoices(plan: Plan, io: RecoverIo): void {
     for (const c of plan.choose) {
+        const urn = printable(c.urn);
         io.stdout(
-            `${c.urn}: ${c.candidates.length} connections could be what this interrupted create made:\n` +
-                c.candidates.map((id) => `  ${id}\n`).join("") +
-                `Choose with --adopt ${c.urn}=<id> (and delete the others in the ChatBot dashboard if they are not yours), ` +
-                `or --discard ${c.urn} to adopt none (the next up makes a new one).\n`,
+            `${urn}: ${c.candidates.length} connections could be what this interrupted create made:\n` +
+                c.candidates.map((id) => `  ${printable(id)}\n`).join("") +
+                `Choose with --adopt ${urn}=<id> (and delete the others in the ChatBot dashboard if they are not yours), ` +
+                `or --discard ${urn} to adopt none (the next up makes a new one).\n`,
         );
     }
 }
 
 function printPlan(plan: Plan, others: PendingOperation[], io: RecoverIo): void {
-    for (const a of plan.adopt) io.stdout(`adopt ${a.op.resource.urn} = ${a.id}${a.why ? ` (${a.why})` : ""}\n`);
-    for (const op of plan.clear) io.stdout(`clear ${op.resource.urn}: its create made nothing in ChatBot\n`);
+    for (const a of plan.adopt) io.stdout(`adopt ${adopted(a)}${a.why ? ` (${a.why})` : ""}\n`);
+    for (const op of plan.clear) io.stdout(`clear ${printable(op.resource.urn)}: its create made nothing in ChatBot\n`);
     for (const op of others) {
         const note = specOf(op.resource)
             ? "refresh reads what it did"
             : "not a ChatBot resource: `pulumi stack import` drops it, and Pulumi keeps no record of what it made; check it by hand";
-        io.stdout(`${op.type} ${op.resource.urn}: ${note}\n`);
+        io.stdout(`${printable(op.type)} ${printable(op.resource.urn)}: ${note}\n`);
     }
 }
 
@@ -368,7 +381,7 @@ async function removeTheLock(
     if (locks?.length) {
         await run(["cancel", "--yes", ...onStack], "cancel");
         for (const l of locks) {
-            const line = `removed the lock of the run of ${l.owner} (pid ${l.pid}) started at ${l.startedAt}`;
+            const line = `removed the lock of the run of ${holder(l)} started at ${printable(l.startedAt)}`;
             io.stdout(`${line}\n`);
             written.add(line);
         }
@@ -403,7 +416,7 @@ async function importTheState(
     }
     written.imported = true;
     written.add(
-        `imported the repaired state (${plan.adopt.length} adopted: ${plan.adopt.map((a) => `${a.op.resource.urn} = ${a.id}`).join(", ") || "none"}; ` +
+        `imported the repaired state (${plan.adopt.length} adopted: ${plan.adopt.map(adopted).join(", ") || "none"}; ` +
             `${plan.clear.length} cleared): no pending operation is left`,
     );
 }
@@ -505,9 +518,14 @@ async function planCreates(p: PlanInput, plan: Plan): Promise<void> {
             }
             const found = candidates.find((c) => c.id === id);
             const outputs = found?.outputs ?? (await readOne(client, spec, id));
-            if (!outputs) throw new RecoverError(`${op.resource.urn}: no ${spec.noun} ${id} exists in its account.`);
+            if (!outputs)
+                throw new RecoverError(
+                    `${printable(op.resource.urn)}: no ${spec.noun} ${printable(id)} exists in its account.`,
+                );
             if (p.owned.has(id))
-                throw new RecoverError(`${op.resource.urn}: ${spec.noun} ${id} is managed by a stack.`);
+                throw new RecoverError(
+                    `${printable(op.resource.urn)}: ${spec.noun} ${printable(id)} is managed by a stack.`,
+                );
             if (found) candidates.splice(candidates.indexOf(found), 1);
             plan.adopt.push({ op, id, outputs, why: p.chosen.has(op.resource.urn) ? "chosen" : "its adoptId" });
         }
@@ -533,7 +551,7 @@ function accountOf(r: ResourceState, p: PlanInput) {
     try {
         return resolveSettings(p.env, readSettings(pick));
     } catch (e) {
-        if (e instanceof SettingsError) throw new RecoverError(`${r.urn}: ${e.message}`);
+        if (e instanceof SettingsError) throw new RecoverError(`${printable(r.urn)}: ${e.message}`);
         throw e;
     }
 }
