@@ -50,9 +50,7 @@ const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Cs}]/gu;
  *  line: backslashes doubled and each character of UNPRINTABLE as `\u{...}`, so nothing in it is
  *  acted on and two different strings never print alike. */
 export function printable(text: string): string {
-    return text
-        .replace(/\\/g, "\\\\")
-        .replace(UNPRINTABLE, (c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`);
+    return text.replace(/\\/g, "\\\\").replace(UNPRINTABLE, (c) => `\\u{${(c.codePointAt(0) as number).toString(16)}}`);
 }
 
 /** `text` printable and in double quotes (a `"` inside as `\"`): how a command names what an
