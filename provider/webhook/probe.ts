@@ -12,15 +12,17 @@
  * Each problem maps onto one of the causes for which ChatBot fails a call: a status that is
  * neither 200 nor a redirect, more than one redirect, a URL that cannot be reached, a body that
  * is not a valid response, or a timeout. A failing backend is a result, never an exception, and
- * no problem carries the token, the password, a header value, or a URL's query or user info.
+ * no problem carries the token, the password, a header value, or a URL's query or user info. It
+ * reads at most DEFAULT_MAX_BODY_BYTES of any answer: a backend may answer without end.
  *
- * Web-standard APIs only (fetch, URL, AbortController, performance), like the rest of the kit.
+ * Web-standard APIs only (fetch, URL, AbortController, performance, streams), like the rest of the kit.
  */
 import { redact, scrub, secretsOfUrl } from "../client/redact";
 import { connectionLimits } from "../limits";
 import { httpUrl } from "../schema/fields";
 import { validate } from "../schema/validate";
 import { webhookLimits } from "../limits";
+import { DEFAULT_MAX_BODY_BYTES, readTextUpTo } from "./core";
 import { validateWebhookResponse } from "./schema";
 import type { WebhookRequest, WebhookResponse } from "./types";
 
@@ -261,7 +263,8 @@ function sendHop(hop: Hop, body: string | undefined, signal: AbortSignal): Promi
     });
 }
 
-/** Reads an answer that is not a redirect: a 200's body is kept for judging, any other status is a problem. */
+/** Reads an answer that is not a redirect, at most DEFAULT_MAX_BODY_BYTES of it: a 200's body is
+ *  kept for judging, any other status is a problem. */
 async function readFinalAnswer(
     res: Response,
     hop: Hop,
@@ -269,9 +272,16 @@ async function readFinalAnswer(
     out: Exchange,
     problems: string[],
 ): Promise<void> {
-    const text = await res.text();
+    const text = res.body ? await readTextUpTo(res.body, DEFAULT_MAX_BODY_BYTES) : "";
+    if (text === undefined) {
+        problems.push(
+            `${display(hop.target)} answered HTTP ${res.status} with a body too large: over ` +
+                `${DEFAULT_MAX_BODY_BYTES / 2 ** 20} MiB, the most the probe reads (as much as the kit's handlers take); ` +
+                "it stopped reading there",
+        );
+    }
     if (res.status === 200) {
-        out.text = text;
+        if (text !== undefined) out.text = text;
         return;
     }
     problems.push(
