@@ -13,7 +13,9 @@
  * neither 200 nor a redirect, more than one redirect, a URL that cannot be reached, a body that
  * is not a valid response, or a timeout. A failing backend is a result, never an exception, and
  * no problem carries the token, the password, a header value, or a URL's query or user info. It
- * reads at most DEFAULT_MAX_BODY_BYTES of any answer: a backend may answer without end.
+ * reads at most DEFAULT_MAX_BODY_BYTES of any answer: a backend may answer without end. Where it may
+ * connect is its sender's to decide (`ProbeOptions.send`): the `pulumi-chatbot probe` command's
+ * calls no address ChatBot could not reach (../cli/probeSend.ts, on Node).
  *
  * Web-standard APIs only (fetch, URL, AbortController, performance, streams), like the rest of the kit.
  */
@@ -42,6 +44,27 @@ export interface ProbeOptions {
     headers?: Record<string, string>;
     /** Time allowed for each request, redirect and body included (ms). Default: ChatBot's 10000. */
     timeoutMs?: number;
+    /**
+     * Makes each request of the probe: the verification request, the call, and each redirect's
+     * target (`redirected`). Default: the runtime's `fetch`, which goes wherever the url and its
+     * redirects point. Throw `ProbeRefused` to refuse one: the problem names the url and the reason.
+     */
+    send?: ProbeSend;
+}
+
+/** Sends one request of the probe; redirects are the probe's to follow (`init.redirect` is "manual"). */
+export type ProbeSend = (url: URL, init: RequestInit, redirected: boolean) => Promise<ProbeAnswer>;
+
+/** What the probe reads of an answer: what any fetch's `Response` has. */
+export interface ProbeAnswer {
+    status: number;
+    headers: { get(name: string): string | null };
+    body: ReadableStream<Uint8Array> | null;
+}
+
+/** A request a `ProbeSend` would not make; `message` says why, after the url it names. */
+export class ProbeRefused extends Error {
+    override name = "ProbeRefused";
 }
 
 /** How the verification request went. */
@@ -104,8 +127,9 @@ export async function probeWebhook(url: string, options: ProbeOptions = {}): Pro
     const secrets = [...secretsOf(options), ...secretsOfUrl(url)];
 
     let verification: ProbeVerification | undefined;
+    const send = options.send ?? fetchAnswer;
     if (options.verify ?? options.token !== undefined) {
-        const checked = await sendVerificationRequest(url, { token: options.token, timeoutMs });
+        const checked = await sendVerificationRequest(url, { token: options.token, timeoutMs, send });
         const { problems: found, ...outcome } = checked;
         verification = outcome;
         problems.push(...found.map((p) => `${VERIFICATION} ${p}`));
@@ -120,9 +144,10 @@ export async function probeWebhook(url: string, options: ProbeOptions = {}): Pro
     if (options.auth) headers.authorization = `Basic ${toBase64(`${options.auth.username}:${options.auth.password}`)}`;
     const target = new URL(url);
     if (options.token !== undefined) target.searchParams.set("token", options.token);
-    const own = Object.keys(lowerCaseKeys(options.headers ?? {}));
+    const ownHeaders = Object.keys(lowerCaseKeys(options.headers ?? {}));
     const body = JSON.stringify(options.request ?? sampleWebhookRequest);
-    const got = await exchange(target, "POST", headers, body, timeoutMs, problems, secrets, own);
+    const call = { method: "POST", headers, body, timeoutMs, secrets, ownHeaders, send } as const;
+    const got = await exchange(target, call, problems);
 
     let response: WebhookResponse | undefined;
     if (got.text !== undefined && got.status === 200) response = judgeBody(got.text, problems);
@@ -150,7 +175,7 @@ export function urlProblems(url: string): string[] {
  */
 export async function sendVerificationRequest(
     url: string,
-    options: { token?: string; timeoutMs?: number } = {},
+    options: { token?: string; timeoutMs?: number; send?: ProbeSend } = {},
 ): Promise<ProbeVerification & { problems: string[] }> {
     const challenge = randomChallenge();
     const target = new URL(url);
@@ -161,8 +186,18 @@ export async function sendVerificationRequest(
         ...(options.token === undefined ? [] : [options.token, encodeURIComponent(options.token)]),
         ...secretsOfUrl(url),
     ];
-    const timeoutMs = options.timeoutMs ?? webhookLimits.callTimeoutMs;
-    const got = await exchange(target, "GET", {}, undefined, timeoutMs, problems, secrets, []);
+    const got = await exchange(
+        target,
+        {
+            method: "GET",
+            headers: {},
+            timeoutMs: options.timeoutMs ?? webhookLimits.callTimeoutMs,
+            secrets,
+            ownHeaders: [],
+            send: options.send ?? fetchAnswer,
+        },
+        problems,
+    );
     if (got.text !== undefined && got.status === 200 && got.text !== challenge) {
         problems.push(
             `${display(target)} answered 200, but its body is not the challenge: answer with the value ` +
@@ -199,6 +234,23 @@ interface Exchange {
     durationMs: number;
 }
 
+/** How an exchange's first request is made, and what it must keep out of its problems. */
+interface Outgoing {
+    method: "GET" | "POST";
+    headers: Record<string, string>;
+    body?: string;
+    timeoutMs: number;
+    secrets: string[];
+    /** The connection's own header names (lower case): their values are secrets. */
+    ownHeaders: string[];
+    send: ProbeSend;
+}
+
+/** The default `ProbeSend`: the runtime's fetch. */
+function fetchAnswer(url: URL, init: RequestInit): Promise<ProbeAnswer> {
+    return fetch(url, init);
+}
+
 /** Where a request goes, and how, at one step of a redirect chain. */
 interface Hop {
     target: URL;
@@ -212,38 +264,26 @@ interface Hop {
  * One request as ChatBot makes it: at most one redirect followed, everything within `timeoutMs`.
  * Problems other than the body's are added to `problems`.
  */
-async function exchange(
-    first: URL,
-    firstMethod: "GET" | "POST",
-    firstHeaders: Record<string, string>,
-    body: string | undefined,
-    timeoutMs: number,
-    problems: string[],
-    secrets: string[],
-    ownHeaders: string[],
-): Promise<Exchange> {
+async function exchange(first: URL, request: Outgoing, problems: string[]): Promise<Exchange> {
     const started = performance.now();
     const out: Exchange = { redirects: 0, durationMs: 0 };
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), timeoutMs);
-    let hop: Hop | undefined = { target: first, method: firstMethod, headers: firstHeaders, credentialsDropped: false };
+    const timer = setTimeout(() => deadline.abort(), request.timeoutMs);
+    const { method, headers } = request;
+    let hop: Hop | undefined = { target: first, method, headers, credentialsDropped: false };
     let at = first;
     try {
         while (hop) {
             at = hop.target;
-            const res = await sendHop(hop, body, deadline.signal);
-            out.status = res.status;
-            if (!REDIRECTS.has(res.status)) {
-                await readFinalAnswer(res, hop, firstMethod, out, problems);
-                return out;
-            }
-            await res.body?.cancel().catch(() => undefined);
-            out.redirects++;
-            hop = followRedirect(res, hop, out.redirects, ownHeaders, problems);
+            hop = await step(hop, request, deadline.signal, out, problems);
         }
         return out;
     } catch (error) {
-        problems.push(deadline.signal.aborted ? timedOut(timeoutMs) : unreachable(error, at, out.redirects, secrets));
+        problems.push(
+            deadline.signal.aborted
+                ? timedOut(request.timeoutMs)
+                : unreachable(error, at, out.redirects, request.secrets),
+        );
         return out;
     } finally {
         clearTimeout(timer);
@@ -251,22 +291,39 @@ async function exchange(
     }
 }
 
-/** Sends one hop's request; redirects are answered here, not followed by fetch. */
-function sendHop(hop: Hop, body: string | undefined, signal: AbortSignal): Promise<Response> {
+/** Sends one hop's request and reads its answer: the next hop of a redirect ChatBot would follow,
+ *  or undefined once the answer is final. */
+async function step(
+    hop: Hop,
+    request: Outgoing,
+    signal: AbortSignal,
+    out: Exchange,
+    problems: string[],
+): Promise<Hop | undefined> {
     const post = hop.method === "POST";
-    return fetch(hop.target, {
+    // Redirects are answered here, not followed by fetch.
+    const init: RequestInit = {
         method: hop.method,
         headers: post ? hop.headers : withoutBodyHeaders(hop.headers),
-        body: post ? body : undefined,
+        body: post ? request.body : undefined,
         redirect: "manual",
         signal,
-    });
+    };
+    const res = await request.send(hop.target, init, out.redirects > 0);
+    out.status = res.status;
+    if (!REDIRECTS.has(res.status)) {
+        await readFinalAnswer(res, hop, request.method, out, problems);
+        return undefined;
+    }
+    await res.body?.cancel().catch(() => undefined);
+    out.redirects++;
+    return followRedirect(res, hop, out.redirects, request.ownHeaders, problems);
 }
 
 /** Reads an answer that is not a redirect, at most DEFAULT_MAX_BODY_BYTES of it: a 200's body is
  *  kept for judging, any other status is a problem. */
 async function readFinalAnswer(
-    res: Response,
+    res: ProbeAnswer,
     hop: Hop,
     firstMethod: "GET" | "POST",
     out: Exchange,
@@ -294,7 +351,7 @@ async function readFinalAnswer(
 
 /** The next hop of a redirect answer, or undefined (with the problem added) when ChatBot would not follow it. */
 function followRedirect(
-    res: Response,
+    res: ProbeAnswer,
     hop: Hop,
     redirects: number,
     ownHeaders: string[],
@@ -380,9 +437,20 @@ function errorCode(error: unknown): string | undefined {
     return undefined;
 }
 
-/** Cause 3: the URL (or the redirect's) could not be reached. */
+/** A sender's refusal, wherever fetch put it (a connector's error is the `cause` of fetch's). */
+function refusalIn(error: unknown): ProbeRefused | undefined {
+    for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 4; depth++) {
+        if (e instanceof ProbeRefused) return e;
+        e = (e as { cause?: unknown }).cause;
+    }
+    return undefined;
+}
+
+/** Cause 3: the URL (or the redirect's) could not be reached, or its sender would not call it. */
 function unreachable(error: unknown, target: URL, redirects: number, secrets: string[]): string {
     const where = `${display(target)}${redirects > 0 ? " (the redirect's target)" : ""}`;
+    const refused = refusalIn(error);
+    if (refused) return `refused to call ${where}: ${redact(refused.message, secrets)}`;
     const code = errorCode(error);
     switch (code) {
         case "ECONNREFUSED":
