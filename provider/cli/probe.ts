@@ -13,12 +13,13 @@
  *
  * What an account holds is anyone's with its dashboard: a url from it is called only where ChatBot
  * could call it (not at a loopback, private, link-local or metadata address, unless
- * --allow-private).
+ * --allow-private), and its names, urls and ids print through `printable`, so none can draw a line
+ * of its own on the terminal.
  */
 import * as fs from "fs";
 import { parseArgs } from "util";
 import { ChatbotClient } from "../client/client";
-import { printable, redact, scrub, secretsOfUrl } from "../client/redact";
+import { printable, printableJson, redact, scrub, secretsOfUrl, shown } from "../client/redact";
 import { configKeys, envVars, readSettings } from "../config";
 import { listAccount, readOne } from "../resources/lookup";
 import type { AnySpec, Plain } from "../resources/spec";
@@ -251,7 +252,7 @@ function oneUrl(positionals: string[], values: Values, env: NodeJS.ProcessEnv, c
     }
     const url = positionals[0];
     const wrong = urlProblems(url);
-    if (wrong.length > 0) throw new UsageError(`cannot probe ${scrub(url)} because ${wrong.join("; ")}.`);
+    if (wrong.length > 0) throw new UsageError(`cannot probe ${printable(scrub(url))} because ${wrong.join("; ")}.`);
     const options: ProbeOptions = { ...common };
     const token = secretOf(values.token, values["token-file"], env[probeEnvVars.token], "token");
     if (token !== undefined) options.token = token;
@@ -259,7 +260,7 @@ function oneUrl(positionals: string[], values: Values, env: NodeJS.ProcessEnv, c
     if (auth !== undefined) options.auth = parseAuth(auth);
     const headers = headersOf(values, env);
     if (headers !== undefined) options.headers = headers;
-    return { label: scrub(url, secretsOfUrl(url)), kind: "url", url, options };
+    return { label: printable(scrub(url, secretsOfUrl(url))), kind: "url", url, options };
 }
 
 /** One line on stderr when the url given is at an address ChatBot cannot reach: it is called all
@@ -354,7 +355,7 @@ async function ofStack(
     return readBackends(managed, client, common, (item) => ({
         ...item,
         missing:
-            `the stack records ${item.kind} ${item.id}, but the API at ${client.apiUrl} has none: ChatBot cannot call it ` +
+            `the stack records ${item.kind} ${printable(item.id ?? "")}, but the API at ${client.apiUrl} has none: ChatBot cannot call it ` +
             "(deleted by hand? `pulumi up --refresh` makes it again)",
     }));
 }
@@ -378,10 +379,10 @@ async function readBackends(
 ): Promise<Backend[]> {
     const read = await Promise.all(
         items.map(async ({ spec, id, name: listed }) => {
-            const outputs = await readOne(client, spec, id, `${JSON.stringify(listed)} (${id})`);
+            const outputs = await readOne(client, spec, id, `${shown(listed)} (${printable(id)})`);
             // The API's name where it has one: a stack knows its resources by their URNs' names.
             const name = typeof outputs?.name === "string" ? outputs.name : listed;
-            const label = `${spec.noun} ${JSON.stringify(name)} (${id})`;
+            const label = `${spec.noun} ${shown(name)} (${printable(id)})`;
             const base = { label, kind: spec.noun, id, name, url: "", options: common };
             return outputs ? asBackend(base, outputs, common) : gone(base);
         }),
@@ -445,24 +446,25 @@ async function probeAll(backends: Backend[], limit: number, checked: Checked, io
 }
 
 async function probeOne(b: Backend, send: ProbeSend): Promise<Outcome> {
-    const shown = { label: b.label, kind: b.kind, id: b.id, name: b.name, url: scrub(b.url, secretsOfBackend(b)) };
-    if (b.missing !== undefined) return { ...shown, ok: false, problems: [b.missing] };
+    const shownAs = { label: b.label, kind: b.kind, id: b.id, name: b.name, url: scrub(b.url, secretsOfBackend(b)) };
+    if (b.missing !== undefined) return { ...shownAs, ok: false, problems: [b.missing] };
     const r = await probeWebhook(b.url, { ...b.options, send });
     const { ok, status, durationMs, redirects, verification, problems } = r;
-    return { ...shown, ok, status, durationMs, redirects, verification, problems };
+    return { ...shownAs, ok, status, durationMs, redirects, verification, problems };
 }
 
 /** Prints the outcomes. Their URLs and problems are scrubbed already; every known secret is
- *  taken out once more, whatever a backend's answer put where. */
+ *  taken out once more, whatever a backend's answer put where. What the account holds prints
+ *  escaped: a url through `printable` (labels are made so), JSON through `printableJson`. */
 function report(outcomes: Outcome[], json: boolean, secrets: string[], io: ProbeIo): void {
     const failing = outcomes.filter((o) => !o.ok).length;
     const summary = { backends: outcomes.length, ok: outcomes.length - failing, failing };
     if (json) {
-        io.stdout(redact(JSON.stringify({ ok: failing === 0, summary, backends: outcomes }, null, 2), secrets) + "\n");
+        io.stdout(redact(printableJson({ ok: failing === 0, summary, backends: outcomes }), secrets) + "\n");
         return;
     }
     for (const o of outcomes) {
-        const where = o.kind === "url" || o.url === "" ? o.label : `${o.label} ${o.url}`;
+        const where = o.kind === "url" || o.url === "" ? o.label : `${o.label} ${printable(o.url)}`;
         const line = o.ok
             ? `ok    ${where}: answered as ChatBot requires (${o.verification ? "verified, " : ""}${o.durationMs} ms)`
             : `FAIL  ${where}: ${o.problems.join("; ")}`;

@@ -13,16 +13,18 @@
  * neither 200 nor a redirect, more than one redirect, a URL that cannot be reached, a body that
  * is not a valid response, or a timeout. A failing backend is a result, never an exception, and
  * no problem carries the token, the password, a header value, or a URL's query or user info. It
- * reads at most DEFAULT_MAX_BODY_BYTES of any answer: a backend may answer without end. Where it may
- * connect is its sender's to decide (`ProbeOptions.send`): the `pulumi-chatbot probe` command's
+ * reads at most DEFAULT_MAX_BODY_BYTES of any answer: a backend may answer without end. What it
+ * reports of an answer names properties by their path, printable, never a value: the answer may be
+ * another service's (an internal one's, its keys holding secrets). Where it may connect is its
+ * sender's to decide (`ProbeOptions.send`): the `pulumi-chatbot probe` command's
  * calls no address ChatBot could not reach (../cli/probeSend.ts, on Node).
  *
  * Web-standard APIs only (fetch, URL, AbortController, performance, streams), like the rest of the kit.
  */
-import { redact, scrub, secretsOfUrl } from "../client/redact";
+import { printable, redact, scrub, secretsOfUrl, shown } from "../client/redact";
 import { connectionLimits } from "../limits";
 import { httpUrl } from "../schema/fields";
-import { validate } from "../schema/validate";
+import { validate, type CheckFailure } from "../schema/validate";
 import { webhookLimits } from "../limits";
 import { DEFAULT_MAX_BODY_BYTES, readTextUpTo } from "./core";
 import { validateWebhookResponse } from "./schema";
@@ -415,8 +417,35 @@ function judgeBody(text: string, problems: string[]): WebhookResponse | undefine
     }
     const checked = validateWebhookResponse(body);
     if (checked.ok) return checked.value;
-    for (const f of checked.failures) problems.push(`invalid body: ${f.reason}`);
+    for (const f of checked.failures) problems.push(`invalid body: ${failureShown(f)}`);
     return undefined;
+}
+
+/** A key of the answer that may be named: a short plain word, as the contract's own are. Any other
+ *  key may carry a value (`aws_secret_access_key=...`) or codes a terminal acts on. */
+const NAMEABLE_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,19}$/;
+
+/** A failure as the probe reports it: by path, an unknown key named only when it is a plain word,
+ *  the others counted; printable characters only. */
+function failureShown(f: CheckFailure): string {
+    if (f.unknownKeys === undefined) return printable(f.reason);
+    const named = f.unknownKeys.filter((k) => NAMEABLE_KEY.test(k));
+    const hidden = f.unknownKeys.length - named.length;
+    const parts: string[] = [];
+    if (named.length > 0) parts.push(`${unknownProperties(named.length)} ${named.map((k) => shown(k)).join(", ")}`);
+    if (hidden > 0) {
+        const one = hidden === 1;
+        parts.push(
+            `${hidden} ${unknownProperties(hidden)} whose name${one ? " is" : "s are"} not shown ` +
+                `(not ${one ? "a plain word" : "plain words"})`,
+        );
+    }
+    const what = parts.join(", and ");
+    return f.property ? `${printable(f.property)}: ${what}` : what;
+}
+
+function unknownProperties(n: number): string {
+    return `unknown propert${n === 1 ? "y" : "ies"}`;
 }
 
 const AUTH_NOT_FORWARDED =
@@ -450,7 +479,7 @@ function refusalIn(error: unknown): ProbeRefused | undefined {
 function unreachable(error: unknown, target: URL, redirects: number, secrets: string[]): string {
     const where = `${display(target)}${redirects > 0 ? " (the redirect's target)" : ""}`;
     const refused = refusalIn(error);
-    if (refused) return `refused to call ${where}: ${redact(refused.message, secrets)}`;
+    if (refused) return `refused to call ${where}: ${printable(redact(refused.message, secrets))}`;
     const code = errorCode(error);
     switch (code) {
         case "ECONNREFUSED":
@@ -473,13 +502,14 @@ function unreachable(error: unknown, target: URL, redirects: number, secrets: st
     }
     // fetch's own message is a bare "fetch failed"; the cause says what happened.
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-    const message = cause instanceof Error ? redact(cause.message, secrets) : "unknown error";
+    const message = cause instanceof Error ? printable(redact(cause.message, secrets)) : "unknown error";
     return `could not connect to ${where}: ${code ? `${code}: ` : ""}${message}`;
 }
 
-/** A URL as a problem may show it: no user info, query or fragment, which may hold secrets. */
+/** A URL as a problem may show it: no user info, query or fragment, which may hold secrets, and
+ *  printable (a URL's origin and path are serialized percent-encoded already). */
 function display(u: URL): string {
-    return `${u.origin}${u.pathname}`;
+    return printable(`${u.origin}${u.pathname}`);
 }
 
 function lowerCaseKeys(h: Record<string, string>): Record<string, string> {
