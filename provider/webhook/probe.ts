@@ -421,9 +421,10 @@ function judgeBody(text: string, problems: string[]): WebhookResponse | undefine
     return undefined;
 }
 
-/** A key of the answer that may be named: a short plain word, as the contract's own are. Any other
- *  key may carry a value (`aws_secret_access_key=...`) or codes a terminal acts on. */
-const NAMEABLE_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,19}$/;
+/** A key of the answer that may be named: a short word of letters, camelCase as the contract's own
+ *  are (a typo of one reads so). Any other key may carry a value (`aws_secret_access_key=...`, an
+ *  `AKIA...` key id) or codes a terminal acts on. */
+const NAMEABLE_KEY = /^[a-z][A-Za-z]{0,19}$/;
 
 /** A failure as the probe reports it: by path, an unknown key named only when it is a plain word,
  *  the others counted; printable characters only. */

@@ -148,6 +148,7 @@ describe("pulumi-chatbot probe, against hostile backends and accounts", function
                 JSON.stringify({
                     responses: [{ type: "text", message: "hi", "x=s3cr3t-VALUE": 1 }],
                     "aws_secret_access_key=AKIAIOSFODNN7EXAMPLE": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+                    AKIAIOSFODNN7EXAMPLF: "a key that is itself a credential",
                     "\u001b[2K\rok    \u009b31m": "x",
                     mesage: "a plain typo, named",
                 }),
@@ -305,7 +306,7 @@ describe("pulumi-chatbot probe, against hostile backends and accounts", function
     it("an answer's keys are named by path, a key that is not a plain word not at all, and no value", async () => {
         const expected = [
             "invalid body: responses[0]: 1 unknown property whose name is not shown (not a plain word)",
-            'invalid body: unknown property "mesage", and 2 unknown properties whose names are not shown (not plain words)',
+            'invalid body: unknown property "mesage", and 3 unknown properties whose names are not shown (not plain words)',
         ];
         const json = await run([`${hostile}/hook`, "--no-verify", "--json"]);
         const lines = await run([`${hostile}/hook`, "--no-verify"]);
@@ -316,7 +317,7 @@ describe("pulumi-chatbot probe, against hostile backends and accounts", function
         for (const r of [json, lines]) {
             assert.equal(r.code, 1);
             const out = r.stdout + r.stderr;
-            for (const leak of ["AKIA", "aws_secret", "wJalr", "s3cr3t", "VALUE", "[2K", "31m"]) {
+            for (const leak of ["AKIA", "aws_secret", "wJalr", "credential", "s3cr3t", "VALUE", "[2K", "31m"]) {
                 assert.ok(!out.includes(leak), `${leak} was printed:\n${out}`);
             }
             assert.ok(!TERMINAL_CODES.test(out), `a terminal code was printed: ${JSON.stringify(out)}`);
