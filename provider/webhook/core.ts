@@ -77,7 +77,35 @@ export interface WebhookHandlerOptions {
 
 export type WebhookVerification = { ok: true; failures: [] } | { ok: false; failures: CheckFailure[] };
 
+/** The largest body the kit reads: a call's, by default, in the handlers; a backend's answer, in the probe. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * A stream's text, read up to `limit` bytes: undefined once it is over, the stream cancelled there,
+ * so a body of any size takes at most `limit` and a chunk of memory. A stream that fails throws.
+ */
+export async function readTextUpTo(stream: ReadableStream<Uint8Array>, limit: number): Promise<string | undefined> {
+    const reader = stream.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.byteLength;
+        if (size > limit) {
+            await reader.cancel().catch(() => undefined);
+            return undefined;
+        }
+        chunks.push(value);
+    }
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    for (const c of chunks) {
+        bytes.set(c, at);
+        at += c.byteLength;
+    }
+    return new TextDecoder().decode(bytes);
+}
 
 /**
  * Checks a response against what ChatBot accepts, as the handler does before answering. For unit

@@ -25,9 +25,9 @@ export type {
     WebhookProblem,
     WebhookVerification,
 } from "./core";
-export { probeWebhook, sampleWebhookRequest, sendVerificationRequest } from "./probe";
+export { probeWebhook, ProbeRefused, sampleWebhookRequest, sendVerificationRequest } from "./probe";
 export { VERIFICATION_FAILED_PREFIX, isVerificationFailure, verificationFailureMessage } from "./verification";
-export type { ProbeOptions, ProbeResult, ProbeVerification } from "./probe";
+export type { ProbeAnswer, ProbeOptions, ProbeResult, ProbeSend, ProbeVerification } from "./probe";
 export {
     text,
     randomText,
