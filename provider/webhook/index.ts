@@ -19,6 +19,8 @@ export { forLambdaFunctionUrl } from "./lambda";
 export type { LambdaFunctionUrlEvent, LambdaFunctionUrlResult } from "./lambda";
 export { verifyWebhookResponse, DEFAULT_MAX_BODY_BYTES } from "./core";
 export type {
+    Accepted,
+    BasicAuth,
     WebhookFunctionOf,
     WebhookHandlerOptions,
     WebhookLogger,
