@@ -469,6 +469,25 @@ describe("the Node listener, the probe and the simulator with a token", function
             assert.match(String(sim.getConnection(json.id!)?.error), /answered HTTP 401/);
         });
 
+        it("chatTraffic calls on its own with what the connection holds at each call, and stops by itself at its bounds", async () => {
+            const { json } = await create(`${kit}/hook`, TOKEN);
+            const id = json.id!;
+            calls.length = 0;
+            const byCount = await sim.chatTraffic(id, { intervalMs: 1, maxCalls: 4 }).done;
+            assert.deepEqual(byCount, { calls: 4, refused: [] });
+            assert.equal(calls.length, 4);
+            // A change between calls reaches the next one: a token the backend does not take is refused.
+            sim.editConnection(id, { token: "changed-by-hand" });
+            const started = Date.now();
+            const byTime = await sim.chatTraffic(id, { intervalMs: 20, maxCalls: 10_000, maxMs: 300 }).done;
+            assert.ok(Date.now() - started < 5_000 && byTime.calls < 10_000, `${byTime.calls} calls`);
+            assert.equal(byTime.refused.length, byTime.calls);
+            assert.equal(byTime.refused[0].status, 401);
+            assert.ok(!JSON.stringify(byTime).includes("changed-by-hand"), "no secret in the report");
+            const stopped = sim.chatTraffic(id, { intervalMs: 10 });
+            assert.ok((await stopped.stop()).calls <= 1);
+        });
+
         it("off by default: a url that points nowhere is accepted", async () => {
             const plain = await ChatbotSimulator.start();
             try {
