@@ -199,7 +199,8 @@ function handlingOf(options: WebhookHandlerOptions): Handling {
         onSlow,
         requiredHeaders: Object.entries(options.headers ?? {}).map(([name, value]) => ({
             name: name.toLowerCase(),
-            values: acceptedList(`headers.${name}`, value)!,
+            // A header named with no value (an unset variable) is refused like a missing list entry.
+            values: acceptedList(`headers.${name}`, value, true)!,
         })),
         reject(problem, extra = {}) {
             onReject(problem);
@@ -416,8 +417,8 @@ export async function anySecret(received: string | undefined, accepted: readonly
  * handler is made: it would accept no call, or an empty secret. The message names the option,
  * never a value.
  */
-function acceptedList<T>(option: string, value: Accepted<T> | undefined): readonly T[] | undefined {
-    if (value === undefined) return undefined;
+function acceptedList<T>(option: string, value: Accepted<T> | undefined, required = false): readonly T[] | undefined {
+    if (value === undefined && !required) return undefined;
     const list: readonly T[] = Array.isArray(value) ? (value as readonly T[]) : [value as T];
     if (list.length === 0 || list.some((v) => v === undefined || v === null)) {
         throw new TypeError(

@@ -311,6 +311,7 @@ describe("a rotation: several accepted tokens, basic-auth pairs and header value
         });
         assert.throws(made({ auth: [] }), /auth must be/);
         assert.throws(made({ headers: { "X-Env": [] } }), /headers\.X-Env must be/);
+        assert.throws(made({ headers: { "X-Env": unset } }), /headers\.X-Env must be .*missing/);
     });
 });
 
