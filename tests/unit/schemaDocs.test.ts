@@ -48,7 +48,7 @@ describe("the schema's docs, as the registry and the SDK generators read them", 
     });
 
     it("every code block, anywhere in the schema, is tagged with a language the generators filter on", () => {
-        for (const [where, text] of descriptions(pkg)) {
+        for (const [where, text] of descriptions(pkg as unknown as Record<string, unknown>)) {
             for (const [, tag] of text.matchAll(/^```(.*)$/gm)) {
                 // A closing fence has no tag.
                 if (tag === "") continue;
@@ -88,7 +88,7 @@ describe("the schema's docs, as the registry and the SDK generators read them", 
         assert.equal(pkg.keywords.filter((k) => k.startsWith("category/")).length, 1, "one category");
         const prefix = `https://raw.githubusercontent.com/${schema.REPOSITORY.slice("github.com/".length)}/main/`;
         assert.ok(pkg.logoUrl?.startsWith(prefix), String(pkg.logoUrl));
-        const logo = fs.readFileSync(path.join(root, pkg.logoUrl.slice(prefix.length)), "utf8");
+        const logo = fs.readFileSync(path.join(root, String(pkg.logoUrl).slice(prefix.length)), "utf8");
         assert.match(logo, /^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
     });
 
