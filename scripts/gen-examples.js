@@ -37,10 +37,17 @@ const FIXES = {
     // GetX, where the Go SDK generator, to keep GetX free for the resource's own lookup, names it
     // LookupX when a resource X exists (pkg/codegen/go gen.go); the program generator finds that
     // rename only for tokens of the `index/getX:getX` form.
+    // And it reads a list field of an Output-form result by an ApplyT that asserts a slice to a
+    // slice, which does not compile; the result's own accessor (`.Items()`) is that field.
     go: (text, sdkNames) =>
-        text.replace(/\bchatbot\.Get(\w+?)(OutputArgs|Output|Args)?\b/g, (whole, name, suffix = "") =>
-            sdkNames.has(`Lookup${name}`) ? `chatbot.Lookup${name}${suffix}` : whole,
-        ),
+        text
+            .replace(/\bchatbot\.Get(\w+?)(OutputArgs|Output|Args)?\b/g, (whole, name, suffix = "") =>
+                sdkNames.has(`Lookup${name}`) ? `chatbot.Lookup${name}${suffix}` : whole,
+            )
+            .replace(
+                /(\w+)\.ApplyT\(func\(\w+ chatbot\.\w+Result\) \(\[\]chatbot\.\w+, error\) \{\n\s*return \w+\.(\w+)\.\(\[\]chatbot\.\w+\), nil\n\s*\}\)\.\(pulumi\.ArrayOutput\)/g,
+                "$1.$2()",
+            ),
     // The generator's banner says not to edit the file: in an example it says nothing.
     java: (text) => text.replace(/^(\/\/ \*\*\*.*\*\*\*\n)+\n/, ""),
 };
