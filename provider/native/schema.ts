@@ -309,7 +309,7 @@ function resourceSchema(spec: (typeof resources)[number], types: Record<string, 
     // `name` defaults to the resource's name, as the dynamic provider's does.
     const requiredInputs = fields.filter(([key, f]) => f.required && key !== "name").map(([key]) => key);
     return {
-        description: resourceDescription(spec.type),
+        description: resourceDescription(spec.type, `A ChatBot ${spec.noun} (\`${spec.path}\`).`),
         inputProperties: inputs,
         requiredInputs,
         properties: outputs,
