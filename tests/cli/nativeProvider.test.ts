@@ -18,7 +18,15 @@ import { promisify } from "util";
 import type { ChatbotSimulator, StoredConnection } from "pulumi-chatbot/testing";
 import { resources } from "../../provider/resources/registry";
 import { keysWhere, type Field } from "../../provider/resources/spec";
-import { emptySimulator, installedRequire, installedTesting, root, PACKAGE_VERSION } from "../helpers/support";
+import {
+    emptySimulator,
+    installedRequire,
+    installedSchema,
+    installedTesting,
+    root,
+    PACKAGE_VERSION,
+} from "../helpers/support";
+import { EXAMPLE_RESOURCES, examplesConfig, schemaExamples, yamlExamples } from "../helpers/schemaExamples";
 import {
     CHANGES_EXIT_CODE,
     isSecret,
@@ -110,6 +118,9 @@ export const legacyUrl = oldOne?.url;
 export const partnerId = partnerFound?.id;
 export const twinIds = twins?.items.apply((items) => items.map((c) => c.id));
 `;
+
+/** The connection the YAML examples look up by name. */
+const ORDERS_URL = "https://orders.example.com/by-hand";
 
 describe("the native provider plugin under the pulumi CLI", function () {
     this.timeout(300_000);
@@ -289,6 +300,28 @@ outputs:
         assert.equal(sim.getConnection(made.id)?.name, "orders");
         ok(await stack.run("destroy"));
         assert.equal(sim.listConnections().length + sim.listLegacyWebhooks().length, 0);
+
+        // The schema's examples in YAML, merged into one program in place of this one: a preview
+        // of the same stack runs every one (the lookups find what is added here; the second
+        // account is this one) and writes nothing.
+        const orders = sim.addConnection({ story: { id: STORY, name: "Shop" }, name: "Orders", url: ORDERS_URL });
+        const legacy = sim.addLegacyWebhook({ name: "Old", url: "https://old.example.org/hook" });
+        const yaml = path.join(project, "Pulumi.yaml");
+        const head = fs.readFileSync(yaml, "utf8").split("config:\n")[0];
+        fs.writeFileSync(yaml, head + yamlExamples(schemaExamples(installedSchema())));
+        await stack.setConfig(
+            examplesConfig({ partner: sim.url, partnerToken: sim.token }, { orders: orders.id, legacy: legacy.id }),
+        );
+        sim.resetRequests();
+        const previewed = ok(await stack.run("preview", { args: ["--diff"] }));
+        assert.deepEqual(
+            sim.requests.filter((r) => r.method !== "GET"),
+            [],
+            "the examples' preview writes nothing",
+        );
+        for (const name of EXAMPLE_RESOURCES) assert.match(previewed.stdout, new RegExp(`\\b${name}\\b`));
+        assert.ok(previewed.stdout.includes(ORDERS_URL), "getWebhookConnection found Orders");
+        assert.match(previewed.stdout, /https:\/\/old\.example\.org\/hook/, "getLegacyWebhook read it");
     });
 
     it("the release archive: `pulumi plugin install --file` takes it, and a project without plugins.providers uses it", async function () {

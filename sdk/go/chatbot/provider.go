@@ -12,6 +12,53 @@ import (
 )
 
 // The ChatBot provider: give one to a resource (the `provider` option) to manage it in another account or through another API address than the stack's.
+//
+// ## Example Usage
+// ### A second account
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			cfg := config.New(ctx, "")
+//			// The second account's API address
+//			partnerApiUrl := "https://api.chatbot.com"
+//			if param := cfg.Get("partnerApiUrl"); param != "" {
+//				partnerApiUrl = param
+//			}
+//			// The second account's developer access token (pulumi config set --secret)
+//			partnerToken := cfg.RequireSecret("partnerToken")
+//			// A story of the second account
+//			partnerStoryId := cfg.Require("partnerStoryId")
+//			// A second account: resources and lookups given this provider use its token.
+//			partnerAccount, err := chatbot.NewProvider(ctx, "partnerAccount", &chatbot.ProviderArgs{
+//				ApiUrl: pulumi.String(partnerApiUrl),
+//				Token:  partnerToken,
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			_, err = chatbot.NewWebhookConnection(ctx, "partnerOrders", &chatbot.WebhookConnectionArgs{
+//				StoryId: pulumi.String(partnerStoryId),
+//				Name:    pulumi.String("Partner orders"),
+//				Url:     pulumi.String("https://backend.example.com/chatbot/partner"),
+//			}, pulumi.Provider(partnerAccount))
+//			if err != nil {
+//				return err
+//			}
+//			return nil
+//		})
+//	}
+//
+// ```
 type Provider struct {
 	pulumi.ProviderResourceState
 }

@@ -86,6 +86,32 @@ class Provider(pulumi.ProviderResource):
         """
         The ChatBot provider: give one to a resource (the `provider` option) to manage it in another account or through another API address than the stack's.
 
+        ## Example Usage
+        ### A second account
+        ```python
+        import pulumi
+        import pulumi_chatbot as chatbot
+
+        config = pulumi.Config()
+        # The second account's API address
+        partner_api_url = config.get("partnerApiUrl")
+        if partner_api_url is None:
+            partner_api_url = "https://api.chatbot.com"
+        # The second account's developer access token (pulumi config set --secret)
+        partner_token = config.require_secret("partnerToken")
+        # A story of the second account
+        partner_story_id = config.require("partnerStoryId")
+        # A second account: resources and lookups given this provider use its token.
+        partner_account = chatbot.Provider("partnerAccount",
+            api_url=partner_api_url,
+            token=partner_token)
+        partner_orders = chatbot.WebhookConnection("partnerOrders",
+            story_id=partner_story_id,
+            name="Partner orders",
+            url="https://backend.example.com/chatbot/partner",
+            opts = pulumi.ResourceOptions(provider=partner_account))
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] api_url: The ChatBot API address. Where none is given, the CHATBOT_API_URL environment variable, else https://api.chatbot.com.
@@ -100,6 +126,32 @@ class Provider(pulumi.ProviderResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         The ChatBot provider: give one to a resource (the `provider` option) to manage it in another account or through another API address than the stack's.
+
+        ## Example Usage
+        ### A second account
+        ```python
+        import pulumi
+        import pulumi_chatbot as chatbot
+
+        config = pulumi.Config()
+        # The second account's API address
+        partner_api_url = config.get("partnerApiUrl")
+        if partner_api_url is None:
+            partner_api_url = "https://api.chatbot.com"
+        # The second account's developer access token (pulumi config set --secret)
+        partner_token = config.require_secret("partnerToken")
+        # A story of the second account
+        partner_story_id = config.require("partnerStoryId")
+        # A second account: resources and lookups given this provider use its token.
+        partner_account = chatbot.Provider("partnerAccount",
+            api_url=partner_api_url,
+            token=partner_token)
+        partner_orders = chatbot.WebhookConnection("partnerOrders",
+            story_id=partner_story_id,
+            name="Partner orders",
+            url="https://backend.example.com/chatbot/partner",
+            opts = pulumi.ResourceOptions(provider=partner_account))
+        ```
 
         :param str resource_name: The name of the resource.
         :param ProviderArgs args: The arguments to use to populate this resource's properties.
