@@ -178,6 +178,14 @@ export const SETTINGS = {
             "with Retry-After) is waited out as it asks within it, however many attempts that takes. Where none " +
             `is given, the ${tuningEnvVars.maxElapsedMs} environment variable, else ${DEFAULT_RETRY.maxElapsedMs}.`,
     },
+    refreshBeforeUpdate: {
+        type: "boolean",
+        description:
+            "Whether every `pulumi up` and preview reads each resource this provider manages before the program " +
+            "runs (the engine's refresh before update), so a change made by hand is put back without `--refresh`. " +
+            "Each read is one request per resource per run, and a preview then needs the token. Where none is " +
+            `given, the ${envVars.refreshBeforeUpdate} environment variable (true or false), else false.`,
+    },
 } as const satisfies Record<keyof typeof configKeys, Property>;
 
 interface ResourceSchema {
@@ -255,19 +263,29 @@ function functionSchema(fn: LookupFunction, resource: ResourceSchema, types: Rec
             `Lists the ${spec.noun}s of the account (\`GET ${spec.path}\`), each with what the list read holds, ` +
             "which has no secret field: nothing in the result is secret. Read one in full with its get function. " +
             "Nothing is managed or changed.",
-        inputs: {
-            type: "object",
-            properties: {
-                ...narrow,
-                [NAME_PREFIX]: { type: "string", description: "Only those whose name starts with this." },
-            },
-        },
+        inputs: listInputs(spec),
         outputs: {
             type: "object",
             properties: {
                 items: { type: "array", items: { $ref: `#/types/${item}` }, description: "In the API's order." },
             },
             required: ["items"],
+        },
+    };
+}
+
+/** What a list narrows by: the spec's own argument (a v2 connection's `storyId`) and `namePrefix`.
+ *  The list functions' inputs, and the resource's `listInputs`: with them the engine's `List` is
+ *  the resource's, and `pulumi do <Type> list` (pkg/cmd/pulumi/do/do_resource.go in pulumi/pulumi
+ *  v3.274.1) offers the command, with a flag for each. */
+function listInputs(spec: { narrowBy?: { arg: string; description: string } }): Property {
+    return {
+        type: "object",
+        properties: {
+            ...(spec.narrowBy
+                ? { [spec.narrowBy.arg]: { type: "string", description: spec.narrowBy.description } }
+                : {}),
+            [NAME_PREFIX]: { type: "string", description: "Only those whose name starts with this." },
         },
     };
 }
@@ -310,6 +328,7 @@ function resourceSchema(spec: (typeof resources)[number], types: Record<string, 
     const requiredInputs = fields.filter(([key, f]) => f.required && key !== "name").map(([key]) => key);
     return {
         description: resourceDescription(spec.type, `A ChatBot ${spec.noun} (\`${spec.path}\`).`),
+        listInputs: listInputs(spec),
         inputProperties: inputs,
         requiredInputs,
         properties: outputs,
