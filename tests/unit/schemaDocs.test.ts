@@ -107,3 +107,42 @@ describe("the schema's docs, as the registry and the SDK generators read them", 
         }
     });
 });
+
+describe("the schema's TypeScript examples", function () {
+    this.timeout(120_000);
+
+    it("type-check, each as its own module, against the installed package's pulumi-chatbot/native", () => {
+        // Not a preview (the native TypeScript walk would need one more stack): the compiler holds
+        // each example to the classes' and functions' types, names and argument shapes.
+        const ts = require("typescript") as typeof import("typescript");
+        const examples = schemaExamples(schema.packageSchema());
+        const dir = fs.mkdtempSync(path.join(root, ".pulumi-chatbot-examples-tsc-"));
+        try {
+            const files = examples.map((e, i) => {
+                const file = path.join(dir, `example${i}.ts`);
+                fs.writeFileSync(file, e.code.typescript);
+                return file;
+            });
+            const program = ts.createProgram(files, {
+                strict: true,
+                noEmit: true,
+                target: ts.ScriptTarget.ES2022,
+                module: ts.ModuleKind.Node16,
+                moduleResolution: ts.ModuleResolutionKind.Node16,
+                esModuleInterop: true,
+                skipLibCheck: true,
+                types: [],
+            });
+            const problems = ts
+                .getPreEmitDiagnostics(program)
+                .map(
+                    (d) =>
+                        `${path.basename(d.file?.fileName ?? "")}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`,
+                );
+            assert.deepEqual(problems, []);
+            assert.ok(examples.length >= 8, `${examples.length} examples`);
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
+    });
+});
