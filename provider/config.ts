@@ -22,6 +22,7 @@ export const configKeys = {
     token: "chatbot:token",
     apiUrl: "chatbot:apiUrl",
     retryMaxElapsedMs: "chatbot:retryMaxElapsedMs",
+    refreshBeforeUpdate: "chatbot:refreshBeforeUpdate",
 } as const;
 
 /** A provider setting's name: `token`, the key of its stack config `chatbot:token` and of an
@@ -30,7 +31,11 @@ export type SettingName = keyof typeof configKeys;
 
 /** Every provider setting, in `configKeys`' order: what is read, compared and keyed on. */
 export const settingNames = Object.keys(configKeys) as SettingName[];
-export const envVars = { token: "CHATBOT_TOKEN", apiUrl: "CHATBOT_API_URL" } as const;
+export const envVars = {
+    token: "CHATBOT_TOKEN",
+    apiUrl: "CHATBOT_API_URL",
+    refreshBeforeUpdate: "CHATBOT_REFRESH_BEFORE_UPDATE",
+} as const;
 
 /** Environment variables that tune timeouts, retries and the in-flight limit. */
 export const tuningEnvVars = {
@@ -73,7 +78,7 @@ export function configureFromStack(config: ProviderConfig): void {
 
 /** Changes whenever anything settings are made of changes: stack config or the environment. */
 export function settingsKey(env: NodeJS.ProcessEnv = process.env): string {
-    const vars = [envVars.token, envVars.apiUrl, ...Object.values(tuningEnvVars)].map((k) => env[k] ?? "");
+    const vars = [...Object.values(envVars), ...Object.values(tuningEnvVars)].map((k) => env[k] ?? "");
     return JSON.stringify([...settingNames.map((name) => fromStack[name]), ...vars]);
 }
 
@@ -133,6 +138,24 @@ export function resolveSettings(env: NodeJS.ProcessEnv = process.env, stack: Sta
             budgetHint: `Give it more time with \`pulumi config set ${configKeys.retryMaxElapsedMs} <ms>\` or the ${tuningEnvVars.maxElapsedMs} environment variable.`,
         },
     };
+}
+
+/**
+ * Whether the plugin asks the engine to read each resource before any update or preview (the
+ * `refresh_before_update` flag of its Create, Read and Update answers): the provider setting
+ * `chatbot:refreshBeforeUpdate`, else CHATBOT_REFRESH_BEFORE_UPDATE, else off. Off by default:
+ * with it, every preview reads every flagged connection and so needs the token. `true` or `false`;
+ * anything else is an error naming where it was set.
+ */
+export function refreshBeforeUpdate(env: NodeJS.ProcessEnv = process.env, stack: StackSettings = fromStack): boolean {
+    const configured = nonEmpty(stack.refreshBeforeUpdate);
+    const raw = configured ?? nonEmpty(env[envVars.refreshBeforeUpdate]);
+    if (raw === undefined) return false;
+    if (raw !== "true" && raw !== "false") {
+        const source = configured !== undefined ? configKeys.refreshBeforeUpdate : envVars.refreshBeforeUpdate;
+        throw new SettingsError(`${source} must be true or false.`);
+    }
+    return raw === "true";
 }
 
 function nonEmpty(v: string | undefined): string | undefined {

@@ -8,6 +8,10 @@
  *   pulumi config set --secret basicPassword <password ChatBot sends, the backend checks>
  *   pulumi config set --secret webhookToken <token stored with the connection>
  *   pulumi config set --secret chatbot:token <ChatBot developer access token>
+ *
+ * Rotating the token or the password (README.md, "Rotating the token or the password"): the old
+ * value as previousWebhookToken or previousBasicPassword, the new one in its place, `pulumi up`;
+ * then `pulumi config rm` the previous one, `pulumi up`.
  */
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
@@ -18,6 +22,9 @@ const cfg = new pulumi.Config();
 const storyId = cfg.require("storyId");
 const basicPassword = cfg.requireSecret("basicPassword");
 const webhookToken = cfg.requireSecret("webhookToken");
+// During a rotation only: the value the backend still accepts while the connection switches.
+const previousWebhookToken = cfg.getSecret("previousWebhookToken");
+const previousBasicPassword = cfg.getSecret("previousBasicPassword");
 const environment = cfg.get("environment") ?? "production";
 const basicUsername = "chatbot";
 
@@ -54,6 +61,8 @@ const backend = new aws.lambda.Function("backend", {
             BASIC_PASSWORD: basicPassword,
             // The kit answers ChatBot's verification request with it and checks it on every call.
             WEBHOOK_TOKEN: webhookToken,
+            ...(previousWebhookToken ? { PREVIOUS_WEBHOOK_TOKEN: previousWebhookToken } : {}),
+            ...(previousBasicPassword ? { PREVIOUS_BASIC_PASSWORD: previousBasicPassword } : {}),
             ENVIRONMENT: environment,
         },
     },
@@ -89,8 +98,10 @@ const connection = new chatbot.WebhookConnection(
         auth: { username: basicUsername, password: basicPassword },
         headers: { "X-Environment": environment },
     },
-    // ChatBot calls the URL as the connection is created: without the permissions it would get a 403.
-    { dependsOn: [urlPermission, invokePermission] },
+    // ChatBot calls the URL as the connection is created: without the permissions it would get a
+    // 403. And the function first: in a rotation, the connection sends the new token or password
+    // only once the function's deploy that accepts it has finished.
+    { dependsOn: [backend, urlPermission, invokePermission] },
 );
 
 export const connectionId = connection.id;

@@ -10,18 +10,25 @@
  * (files and variables stay out of shell history); the developer access token from the
  * environment only, as for `discover`. Problems are scrubbed by the kit, URLs by the client's
  * redaction, and every line once more against every secret known to the run.
+ *
+ * What an account holds is anyone's with its dashboard: a url from it is called only where ChatBot
+ * could call it (not at a loopback, private, link-local or metadata address, unless
+ * --allow-private), and its names, urls and ids print through `printable`, so none can draw a line
+ * of its own on the terminal.
  */
 import * as fs from "fs";
 import { parseArgs } from "util";
 import { ChatbotClient } from "../client/client";
-import { redact, scrub, secretsOfUrl } from "../client/redact";
+import { printable, printableJson, redact, scrub, secretsOfUrl, shown } from "../client/redact";
 import { configKeys, envVars, readSettings } from "../config";
 import { listAccount, readOne } from "../resources/lookup";
 import type { AnySpec, Plain } from "../resources/spec";
 import { HEADER_NAME } from "../schema/fields";
 import { validate } from "../schema/validate";
 import { webhookLimits } from "../limits";
-import { probeWebhook, urlProblems, type ProbeOptions, type ProbeResult } from "../webhook/probe";
+import { DEFAULT_MAX_BODY_BYTES } from "../webhook/core";
+import { AddressRefused, checkedAddresses, probeSender, type Checked } from "./probeSend";
+import { probeWebhook, urlProblems, type ProbeOptions, type ProbeResult, type ProbeSend } from "../webhook/probe";
 import { webhookRequestSchema } from "../webhook/schema";
 import type { WebhookRequest } from "../webhook/types";
 import { apiFailure, commandClient } from "./apiClient";
@@ -47,7 +54,12 @@ export const PROBE_USAGE = `Usage: pulumi-chatbot probe <url> [options]
 Calls each backend as ChatBot does: the verification request (GET ?challenge=&token=), then a
 webhook call (a JSON POST shaped as ChatBot's, with the token in the query, basic auth and the
 headers; at most one redirect; ${webhookLimits.callTimeoutMs / 1000} s), and prints one line per backend: ok, or each thing
-ChatBot would refuse. No token, password or header value is printed.
+ChatBot would refuse. No token, password or header value is printed. At most
+${DEFAULT_MAX_BODY_BYTES / 2 ** 20} MiB of an answer is read.
+
+ChatBot calls from the internet, so the probe does not call a loopback, private, link-local or
+cloud metadata address for a url of the account (--stack, --all) or at any redirect; a <url> given
+here is called wherever it is (local development), and says so.
 
 What to probe (one of):
   <url>                    one backend, with the secrets below
@@ -71,6 +83,8 @@ Options:
   --no-verify              skip the verification request
   --request FILE           the webhook call's body (JSON, as ChatBot sends it) instead of a sample
   --timeout-ms MS          time allowed for each request, at most ChatBot's ${webhookLimits.callTimeoutMs}
+  --allow-private          call loopback, private, link-local and metadata addresses too: for
+                           the account's urls and at redirects (local development)
   --api-url URL            the ChatBot API address
   --json                   print the results as JSON on standard output
   -h, --help               show this help
@@ -132,6 +146,7 @@ export async function probe(argv: string[], io: ProbeIo): Promise<number> {
         let backends: Backend[];
         if (values.stack === undefined && !values.all) {
             backends = [oneUrl(positionals, values, io.env, common)];
+            await noteGivenPrivate(backends[0], io);
         } else {
             refuseUrlSecrets(positionals, values);
             const stack = values.stack === undefined ? undefined : await readStack(values.stack, values, io);
@@ -147,7 +162,7 @@ export async function probe(argv: string[], io: ProbeIo): Promise<number> {
                 : await ofAccount(client, common, io);
         }
         for (const b of backends) secrets.push(...secretsOfBackend(b));
-        const outcomes = await probeAll(backends, client?.maxInFlight ?? 1, io);
+        const outcomes = await probeAll(backends, client?.maxInFlight ?? 1, checkedOf(values), io);
         report(outcomes, values.json === true, secrets, io);
         return outcomes.every((o) => o.ok) ? PROBE_EXIT.ok : PROBE_EXIT.failing;
     } catch (e) {
@@ -178,6 +193,7 @@ function parseOptions(argv: string[]) {
                 "no-verify": { type: "boolean" },
                 request: { type: "string" },
                 "timeout-ms": { type: "string" },
+                "allow-private": { type: "boolean" },
                 json: { type: "boolean" },
                 help: { type: "boolean", short: "h" },
             },
@@ -236,7 +252,7 @@ function oneUrl(positionals: string[], values: Values, env: NodeJS.ProcessEnv, c
     }
     const url = positionals[0];
     const wrong = urlProblems(url);
-    if (wrong.length > 0) throw new UsageError(`cannot probe ${scrub(url)} because ${wrong.join("; ")}.`);
+    if (wrong.length > 0) throw new UsageError(`cannot probe ${printable(scrub(url))} because ${wrong.join("; ")}.`);
     const options: ProbeOptions = { ...common };
     const token = secretOf(values.token, values["token-file"], env[probeEnvVars.token], "token");
     if (token !== undefined) options.token = token;
@@ -244,7 +260,21 @@ function oneUrl(positionals: string[], values: Values, env: NodeJS.ProcessEnv, c
     if (auth !== undefined) options.auth = parseAuth(auth);
     const headers = headersOf(values, env);
     if (headers !== undefined) options.headers = headers;
-    return { label: scrub(url, secretsOfUrl(url)), kind: "url", url, options };
+    return { label: printable(scrub(url, secretsOfUrl(url))), kind: "url", url, options };
+}
+
+/** One line on stderr when the url given is at an address ChatBot cannot reach: it is called all
+ *  the same, as the user's own choice (a backend in local development). */
+async function noteGivenPrivate(b: Backend, io: ProbeIo): Promise<void> {
+    try {
+        await checkedAddresses(new URL(b.url).hostname);
+    } catch (e) {
+        // A name that does not resolve is the probe's to report.
+        if (!(e instanceof AddressRefused)) return;
+        io.stderr(
+            `probe: ${b.label}: ${printable(e.what)}, which ChatBot cannot reach; allowed: given on the command line.\n`,
+        );
+    }
 }
 
 /** A secret from its flag or its file (not both), else the environment variable. */
@@ -325,7 +355,7 @@ async function ofStack(
     return readBackends(managed, client, common, (item) => ({
         ...item,
         missing:
-            `the stack records ${item.kind} ${item.id}, but the API at ${client.apiUrl} has none: ChatBot cannot call it ` +
+            `the stack records ${item.kind} ${printable(item.id ?? "")}, but the API at ${client.apiUrl} has none: ChatBot cannot call it ` +
             "(deleted by hand? `pulumi up --refresh` makes it again)",
     }));
 }
@@ -349,10 +379,10 @@ async function readBackends(
 ): Promise<Backend[]> {
     const read = await Promise.all(
         items.map(async ({ spec, id, name: listed }) => {
-            const outputs = await readOne(client, spec, id, `${JSON.stringify(listed)} (${id})`);
+            const outputs = await readOne(client, spec, id, `${shown(listed)} (${printable(id)})`);
             // The API's name where it has one: a stack knows its resources by their URNs' names.
             const name = typeof outputs?.name === "string" ? outputs.name : listed;
-            const label = `${spec.noun} ${JSON.stringify(name)} (${id})`;
+            const label = `${spec.noun} ${shown(name)} (${printable(id)})`;
             const base = { label, kind: spec.noun, id, name, url: "", options: common };
             return outputs ? asBackend(base, outputs, common) : gone(base);
         }),
@@ -388,40 +418,53 @@ function secretsOfBackend(b: Backend): string[] {
     ];
 }
 
+/** Which requests may not go where ChatBot could not: an account's urls are anyone's with its
+ *  dashboard, so all of them; a url given here is the user's own, so only its redirects. */
+function checkedOf(values: Values): Checked {
+    if (values["allow-private"] === true) return "none";
+    return values.stack === undefined && !values.all ? "redirects" : "all";
+}
+
 /** Probes every backend, `limit` at a time, a progress line on stderr at each quarter. */
-async function probeAll(backends: Backend[], limit: number, io: ProbeIo): Promise<Outcome[]> {
+async function probeAll(backends: Backend[], limit: number, checked: Checked, io: ProbeIo): Promise<Outcome[]> {
     const outcomes: Outcome[] = new Array(backends.length);
     const progress = new Progress(backends.length, io, (done, total) => `probe: ${done} of ${total} probed`, 2);
+    const sender = probeSender(checked);
     let next = 0;
     const worker = async () => {
         for (let i = next++; i < backends.length; i = next++) {
-            outcomes[i] = await probeOne(backends[i]);
+            outcomes[i] = await probeOne(backends[i], sender.send);
             progress.tick();
         }
     };
-    await Promise.all(Array.from({ length: Math.min(limit, backends.length) }, worker));
+    try {
+        await Promise.all(Array.from({ length: Math.min(limit, backends.length) }, worker));
+    } finally {
+        await sender.close();
+    }
     return outcomes;
 }
 
-async function probeOne(b: Backend): Promise<Outcome> {
-    const shown = { label: b.label, kind: b.kind, id: b.id, name: b.name, url: scrub(b.url, secretsOfBackend(b)) };
-    if (b.missing !== undefined) return { ...shown, ok: false, problems: [b.missing] };
-    const r = await probeWebhook(b.url, b.options);
+async function probeOne(b: Backend, send: ProbeSend): Promise<Outcome> {
+    const shownAs = { label: b.label, kind: b.kind, id: b.id, name: b.name, url: scrub(b.url, secretsOfBackend(b)) };
+    if (b.missing !== undefined) return { ...shownAs, ok: false, problems: [b.missing] };
+    const r = await probeWebhook(b.url, { ...b.options, send });
     const { ok, status, durationMs, redirects, verification, problems } = r;
-    return { ...shown, ok, status, durationMs, redirects, verification, problems };
+    return { ...shownAs, ok, status, durationMs, redirects, verification, problems };
 }
 
 /** Prints the outcomes. Their URLs and problems are scrubbed already; every known secret is
- *  taken out once more, whatever a backend's answer put where. */
+ *  taken out once more, whatever a backend's answer put where. What the account holds prints
+ *  escaped: a url through `printable` (labels are made so), JSON through `printableJson`. */
 function report(outcomes: Outcome[], json: boolean, secrets: string[], io: ProbeIo): void {
     const failing = outcomes.filter((o) => !o.ok).length;
     const summary = { backends: outcomes.length, ok: outcomes.length - failing, failing };
     if (json) {
-        io.stdout(redact(JSON.stringify({ ok: failing === 0, summary, backends: outcomes }, null, 2), secrets) + "\n");
+        io.stdout(redact(printableJson({ ok: failing === 0, summary, backends: outcomes }), secrets) + "\n");
         return;
     }
     for (const o of outcomes) {
-        const where = o.kind === "url" || o.url === "" ? o.label : `${o.label} ${o.url}`;
+        const where = o.kind === "url" || o.url === "" ? o.label : `${o.label} ${printable(o.url)}`;
         const line = o.ok
             ? `ok    ${where}: answered as ChatBot requires (${o.verification ? "verified, " : ""}${o.durationMs} ms)`
             : `FAIL  ${where}: ${o.problems.join("; ")}`;

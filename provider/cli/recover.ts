@@ -15,11 +15,12 @@
  *    message says; a lock whose run may still be going (alive here, or from another machine
  *    without --cancel-lock) stops it.
  * 2. Each pending create of this package's types: the connections of its account that hold all
- *    its inputs (secrets included), made after the interrupted run began (where the API tells a
- *    creation time), and that no stack of the backend records, are its candidates. One candidate
- *    (or as many as there are pending creates with the same inputs, which are interchangeable):
- *    adopted. None: the create made nothing, and it is cleared. More: nothing is written, and
- *    the candidates are listed with how to choose (--adopt URN=ID, or --discard URN).
+ *    its inputs (secrets included), made since the run that left them began (brokenRunBegan;
+ *    where the API tells a creation time), and that no stack of the backend records, are its
+ *    candidates. One candidate (or as many as there are pending creates with the same inputs,
+ *    which are interchangeable): adopted. None: the create made nothing, and it is cleared.
+ *    More: nothing is written, and the candidates are listed with how to choose
+ *    (--adopt URN=ID, or --discard URN).
  * 3. The state is written with `pulumi stack import` (Pulumi's documented way to repair a stack),
  *    from memory through standard input: an adopted connection becomes a resource with its id;
  *    `stack import` drops every pending operation (cmd/pulumi/stack/io.go, SaveSnapshot).
@@ -33,7 +34,7 @@ import * as os from "os";
 import * as path from "path";
 import { parseArgs } from "util";
 import { ChatbotClient } from "../client/client";
-import { scrub, secretsOfUrl } from "../client/redact";
+import { printable, scrub, secretsOfUrl } from "../client/redact";
 import { configKeys, readSettings, resolveSettings, SettingsError } from "../config";
 import { listAll, readOne } from "../resources/lookup";
 import { differingKeys, inputKeys, isPlain, keysWhere, type AnySpec, type Plain } from "../resources/spec";
@@ -169,7 +170,7 @@ class Written {
 
 export async function recover(argv: string[], io: RecoverIo): Promise<number> {
     /** Secret values the state and config hold: kept out of what other commands print (this
-     *  command's own lines hold ids and URNs, never values, and are printed as they are). */
+     *  command's own lines hold ids and URNs, never values, each through `printable`). */
     const secrets: string[] = secretsOfUrl(io.env.PULUMI_BACKEND_URL ?? "");
     const written = new Written();
     let target: Target | undefined;
@@ -190,6 +191,7 @@ export async function recover(argv: string[], io: RecoverIo): Promise<number> {
             return RECOVER_EXIT.ok;
         }
         const { plan, others } = await planTheCreates(target, state, options, io.env);
+        if (plan.window) io.stdout(`${plan.window}\n`);
         if (plan.choose.length > 0) {
             printChoices(plan, io);
             io.stdout(written.afterFailure(target.stack));
@@ -270,7 +272,7 @@ async function readTheLock({ backend, project, stack }: Target, options: Options
     const live = locks?.find((l) => l.here && !l.gone);
     if (live) {
         throw new RecoverError(
-            `The stack ${stack} is locked by a pulumi run of ${live.owner} (pid ${live.pid}), started at ${live.startedAt}, ` +
+            `The stack ${stack} is locked by a pulumi run of ${holder(live)}, started at ${printable(live.startedAt)}, ` +
                 "which is still running on this machine: wait for it to end, then run this again " +
                 "(--cancel-lock does not remove the lock of a live process).",
             RECOVER_EXIT.locked,
@@ -279,7 +281,7 @@ async function readTheLock({ backend, project, stack }: Target, options: Options
     const elsewhere = locks?.find((l) => !l.here);
     if (elsewhere && !options.cancelLock) {
         throw new RecoverError(
-            `The stack ${stack} is locked by a pulumi run of ${elsewhere.owner} (pid ${elsewhere.pid}), started at ${elsewhere.startedAt}, ` +
+            `The stack ${stack} is locked by a pulumi run of ${holder(elsewhere)}, started at ${printable(elsewhere.startedAt)}, ` +
                 "on another machine, which may still be going: nothing here can tell. Once you know it is gone (its CI job was cancelled or lost), " +
                 "run this again with --cancel-lock. Never while that run is going.",
             RECOVER_EXIT.locked,
@@ -322,12 +324,18 @@ async function planTheCreates(
     const creates = pending.filter((op) => op.type === "creating" && specOf(op.resource) !== undefined);
     for (const urn of [...options.chosen.keys(), ...options.discarded]) {
         if (!creates.some((op) => op.resource.urn === urn)) {
-            throw new RecoverError(`${urn} is not a pending create of this package's resources in stack ${stack}.`);
+            throw new RecoverError(
+                `${printable(urn)} is not a pending create of this package's resources in stack ${stack}.`,
+            );
         }
     }
     const plan: Plan = { adopt: [], clear: [], choose: [] };
     if (creates.length > 0) {
-        const since = await runStartedAt(run, onStack, locks ?? []);
+        const broken = await brokenRun(run, onStack, locks ?? [], deployment);
+        plan.window = broken
+            ? `the run that left the pending creates ${broken.from}: what ChatBot made since then can be theirs`
+            : "when the run that left the pending creates began is not known: a connection with their inputs made before it can be taken for theirs";
+        const since = broken?.began;
         const owned = await ownedIds(run, env, project, stack, deployment);
         const { chosen, discarded } = options;
         await planCreates({ creates, deployment, since, owned, chosen, discarded, fromConfig, env }, plan);
@@ -335,25 +343,36 @@ async function planTheCreates(
     return { plan, others: pending.filter((op) => !creates.includes(op)) };
 }
 
+/** Who holds a lock, as its file says (another machine wrote it): printable. */
+function holder(l: Lock): string {
+    return `${printable(l.owner)} (pid ${printable(String(l.pid))})`;
+}
+
+/** An adopted connection as printed: its URN and id, printable. */
+function adopted(a: Plan["adopt"][number]): string {
+    return `${printable(a.op.resource.urn)} = ${printable(a.id)}`;
+}
+
 function printChoices(plan: Plan, io: RecoverIo): void {
     for (const c of plan.choose) {
+        const urn = printable(c.urn);
         io.stdout(
-            `${c.urn}: ${c.candidates.length} connections could be what this interrupted create made:\n` +
-                c.candidates.map((id) => `  ${id}\n`).join("") +
-                `Choose with --adopt ${c.urn}=<id> (and delete the others in the ChatBot dashboard if they are not yours), ` +
-                `or --discard ${c.urn} to adopt none (the next up makes a new one).\n`,
+            `${urn}: ${c.candidates.length} connections could be what this interrupted create made:\n` +
+                c.candidates.map((id) => `  ${printable(id)}\n`).join("") +
+                `Choose with --adopt ${urn}=<id> (and delete the others in the ChatBot dashboard if they are not yours), ` +
+                `or --discard ${urn} to adopt none (the next up makes a new one).\n`,
         );
     }
 }
 
 function printPlan(plan: Plan, others: PendingOperation[], io: RecoverIo): void {
-    for (const a of plan.adopt) io.stdout(`adopt ${a.op.resource.urn} = ${a.id}${a.why ? ` (${a.why})` : ""}\n`);
-    for (const op of plan.clear) io.stdout(`clear ${op.resource.urn}: its create made nothing in ChatBot\n`);
+    for (const a of plan.adopt) io.stdout(`adopt ${adopted(a)}${a.why ? ` (${a.why})` : ""}\n`);
+    for (const op of plan.clear) io.stdout(`clear ${printable(op.resource.urn)}: its create made nothing in ChatBot\n`);
     for (const op of others) {
         const note = specOf(op.resource)
             ? "refresh reads what it did"
             : "not a ChatBot resource: `pulumi stack import` drops it, and Pulumi keeps no record of what it made; check it by hand";
-        io.stdout(`${op.type} ${op.resource.urn}: ${note}\n`);
+        io.stdout(`${printable(op.type)} ${printable(op.resource.urn)}: ${note}\n`);
     }
 }
 
@@ -368,7 +387,7 @@ async function removeTheLock(
     if (locks?.length) {
         await run(["cancel", "--yes", ...onStack], "cancel");
         for (const l of locks) {
-            const line = `removed the lock of the run of ${l.owner} (pid ${l.pid}) started at ${l.startedAt}`;
+            const line = `removed the lock of the run of ${holder(l)} started at ${printable(l.startedAt)}`;
             io.stdout(`${line}\n`);
             written.add(line);
         }
@@ -403,7 +422,7 @@ async function importTheState(
     }
     written.imported = true;
     written.add(
-        `imported the repaired state (${plan.adopt.length} adopted: ${plan.adopt.map((a) => `${a.op.resource.urn} = ${a.id}`).join(", ") || "none"}; ` +
+        `imported the repaired state (${plan.adopt.length} adopted: ${plan.adopt.map(adopted).join(", ") || "none"}; ` +
             `${plan.clear.length} cleared): no pending operation is left`,
     );
 }
@@ -431,6 +450,8 @@ interface Plan {
     adopt: { op: PendingOperation; id: string; outputs: Plain; why?: string }[];
     clear: PendingOperation[];
     choose: { urn: string; candidates: string[] }[];
+    /** When the run that left the pending creates began, as printed, where there are creates. */
+    window?: string;
 }
 
 interface PlanInput {
@@ -505,9 +526,14 @@ async function planCreates(p: PlanInput, plan: Plan): Promise<void> {
             }
             const found = candidates.find((c) => c.id === id);
             const outputs = found?.outputs ?? (await readOne(client, spec, id));
-            if (!outputs) throw new RecoverError(`${op.resource.urn}: no ${spec.noun} ${id} exists in its account.`);
+            if (!outputs)
+                throw new RecoverError(
+                    `${printable(op.resource.urn)}: no ${spec.noun} ${printable(id)} exists in its account.`,
+                );
             if (p.owned.has(id))
-                throw new RecoverError(`${op.resource.urn}: ${spec.noun} ${id} is managed by a stack.`);
+                throw new RecoverError(
+                    `${printable(op.resource.urn)}: ${spec.noun} ${printable(id)} is managed by a stack.`,
+                );
             if (found) candidates.splice(candidates.indexOf(found), 1);
             plan.adopt.push({ op, id, outputs, why: p.chosen.has(op.resource.urn) ? "chosen" : "its adoptId" });
         }
@@ -533,21 +559,93 @@ function accountOf(r: ResourceState, p: PlanInput) {
     try {
         return resolveSettings(p.env, readSettings(pick));
     } catch (e) {
-        if (e instanceof SettingsError) throw new RecoverError(`${r.urn}: ${e.message}`);
+        if (e instanceof SettingsError) throw new RecoverError(`${printable(r.urn)}: ${e.message}`);
         throw e;
     }
 }
 
-/** When the interrupted run began: the lock it took (the earliest, if several), else the end of
- *  the last run that finished (history holds finished runs only); undefined if neither is known. */
-async function runStartedAt(run: CheckedRun, onStack: string[], locks: Lock[]): Promise<number | undefined> {
-    const started = locks.map((l) => Date.parse(l.startedAt)).filter(Number.isFinite);
-    if (started.length > 0) return Math.min(...started);
-    const history = JSON.parse((await run(["stack", "history", "--json", ...onStack], "stack history")) || "[]") as {
-        endTime?: string;
-    }[];
-    const ends = history.map((h) => Date.parse(h.endTime ?? "")).filter(Number.isFinite);
-    return ends.length > 0 ? Math.max(...ends) : undefined;
+/** A run as `pulumi stack history --json` lists it (updateInfoJSON, pkg/cmd/pulumi/stack/stack_history.go). */
+export interface HistoryEntry {
+    kind?: string;
+    startTime?: string;
+    endTime?: string;
+    result?: string;
+}
+
+/** What tells when the run that left the pending creates began. */
+export interface RunEvidence {
+    /** When each lock left on the stack was taken. */
+    lockStarts: string[];
+    /** The stack's history, in any order. */
+    history: HistoryEntry[];
+    /** The checkpoint's `manifest.time`: when it was last written. */
+    lastWrite: string | undefined;
+}
+
+/** When the run that left the pending creates began (ms), and what says so (printed). */
+export interface BrokenRun {
+    began: number;
+    from: string;
+}
+
+/** History times are whole seconds, rounded down: compared with the checkpoint's, this slack. */
+const HISTORY_SLACK_MS = 1_000;
+
+/**
+ * The one rule for which run left the pending creates; what it made is adopted from its start.
+ * Read in pulumi v3.274.1:
+ * - a create stays pending only when its run stopped writing the checkpoint before the create
+ *   ended: a run killed (no history entry; a DIY backend keeps its lock until `pulumi cancel`,
+ *   Pulumi Cloud its update "in-progress"), or one whose checkpoint writes the backend refused,
+ *   past the CLI's retries (pkg/backend/diy/state.go, saveCheckpoint): that run ends by itself,
+ *   writes its history entry, "failed", with its start, and removes its lock
+ *   (pkg/backend/diy/backend.go, apply);
+ * - every later run carries pending creates over unchanged, whatever its result
+ *   (SnapshotManager.Snap, pkg/backend/snapshot.go): later entries, even succeeded ones, do not
+ *   clear them;
+ * - the run that recorded them wrote the checkpoint after it began; one that began after its last
+ *   write (`manifest.time`) did not (a second run whose writes were refused too).
+ * So: the newest run that began by the last write and did not succeed, a lock's or an `update`
+ * whose entry is not "succeeded"; else a killed run whose lock was removed by hand, which began
+ * after the newest entry that ended before the last write; else unknown.
+ */
+export function brokenRunBegan({ lockStarts, history, lastWrite }: RunEvidence): BrokenRun | undefined {
+    const written = Date.parse(lastWrite ?? "");
+    const last = Number.isFinite(written) ? written : Infinity;
+    const wrote = (began: number) => Number.isFinite(began) && began <= last + HISTORY_SLACK_MS;
+    const at = (ms: number) => new Date(ms).toISOString();
+    const locked = lockStarts.map((t) => Date.parse(t)).filter(wrote);
+    if (locked.length > 0) {
+        const began = Math.min(...locked); // two runs at once leave two locks: the earlier
+        return { began, from: `began at ${at(began)} (its lock)` };
+    }
+    const started = (h: HistoryEntry) => Date.parse(h.startTime ?? "");
+    const [failed] = history
+        .filter((h) => h.kind === "update" && h.result !== "succeeded" && wrote(started(h)))
+        .sort((x, y) => started(y) - started(x));
+    if (failed) {
+        const why = `its history entry: update ${printable(failed.result ?? "")}`;
+        return { began: started(failed), from: `began at ${at(started(failed))} (${why})` };
+    }
+    const ends = history.map((h) => Date.parse(h.endTime ?? "")).filter((end) => end + HISTORY_SLACK_MS <= last);
+    if (ends.length === 0) return undefined;
+    const after = Math.max(...ends);
+    return { began: after, from: `began after ${at(after)} (the end of the run before it; its lock was removed)` };
+}
+
+/** The evidence of the run that left the pending creates, read (`pulumi stack history`). */
+async function brokenRun(
+    run: CheckedRun,
+    onStack: string[],
+    locks: Lock[],
+    deployment: Deployment,
+): Promise<BrokenRun | undefined> {
+    const history = JSON.parse(
+        (await run(["stack", "history", "--json", ...onStack], "stack history")) || "[]",
+    ) as HistoryEntry[];
+    const manifest = isPlain(deployment.manifest) ? deployment.manifest : {};
+    const lastWrite = typeof manifest.time === "string" ? manifest.time : undefined;
+    return brokenRunBegan({ lockStarts: locks.map((l) => l.startedAt), history, lastWrite });
 }
 
 /** The ids of this package's resources that any stack of the backend records (this stack's and

@@ -3,10 +3,13 @@
  * start with a prefix: what a killed test run left behind (the acceptance tier, tests/live, names
  * everything it makes `pcb-acc-<run id>-...`), as Terraform providers' sweepers do. Nothing else
  * is read beyond the list reads, and nothing else is changed. Settings as `discover` reads them.
+ * Names and ids are the account's, anyone's with its dashboard: they print through `shown` and
+ * `printable`, with nothing a terminal acts on.
  */
 import { parseArgs } from "util";
 import { ChatbotClient } from "../client/client";
 import { AuthenticationError, ChatbotApiError } from "../client/errors";
+import { printable, shown } from "../client/redact";
 import { envVars } from "../config";
 import { commandClient } from "./apiClient";
 import { listAll } from "../resources/lookup";
@@ -62,7 +65,7 @@ export async function sweepAccount(
         const listed = (await listAll(client, spec)) as Array<{ id: string; name: string }>;
         for (const item of listed.filter((i) => i.name.startsWith(options.prefix))) {
             const found = { noun: spec.noun, id: item.id, name: item.name };
-            const label = `${spec.noun} ${JSON.stringify(item.name)} (${item.id})`;
+            const label = `${spec.noun} ${shown(item.name)} (${printable(item.id)})`;
             if (options.olderThanMs !== undefined) {
                 const createdAt = spec.created.createdAt?.(item);
                 if (createdAt === undefined) {

@@ -17,6 +17,8 @@ export interface Issue {
     code?: string;
     /** A record key's own problems (zod's `invalid_key`). */
     issues?: ReadonlyArray<{ message: string }>;
+    /** The keys an object should not have (zod's `unrecognized_keys`). */
+    keys?: ReadonlyArray<string>;
 }
 
 /** A documented success envelope: `{ code: 201, type: "created" }`. */

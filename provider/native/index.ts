@@ -79,8 +79,11 @@ export type LegacyWebhook = NativeResource<LegacyWebhookOutputs>;
 
 /** The provider's settings, as the schema names them: which account (`token`, secret) and which
  *  API address (`apiUrl`); one left out is read from CHATBOT_TOKEN or CHATBOT_API_URL (the
- *  stack's `chatbot:` config is the default provider's, not an explicit one's). */
-export type ProviderArgs = { [K in keyof typeof SETTINGS]?: pulumi.Input<string> };
+ *  stack's `chatbot:` config is the default provider's, not an explicit one's). A boolean setting
+ *  (`refreshBeforeUpdate`) takes a boolean. */
+export type ProviderArgs = {
+    [K in keyof typeof SETTINGS]?: pulumi.Input<(typeof SETTINGS)[K]["type"] extends "boolean" ? boolean : string>;
+};
 
 /** The settings that are secret (the token): sealed in state and outputs. */
 const SECRET_SETTINGS = Object.entries(SETTINGS)

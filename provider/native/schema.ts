@@ -12,6 +12,7 @@ import { INCLUDE_SECRETS, lookupFunctions, NAME_PREFIX, type LookupFunction } fr
 import { resources } from "../resources/registry";
 import { ADOPT_KEY, keysWhere, omit, pick, type Field, type FieldKind, type OutputType } from "../resources/spec";
 import { validate } from "../schema/validate";
+import { resourceDescription, withExamples } from "./descriptions";
 
 export const PACKAGE = "chatbot";
 const PACKAGE_JSON = require("../../package.json") as { version: string; repository: { url: string } };
@@ -36,6 +37,9 @@ export const REPOSITORY = ((url: string) => {
  * `PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES` points it at a mirror.
  */
 export const PLUGIN_DOWNLOAD_URL = `github://api.${REPOSITORY}`;
+
+/** The package's logo, a file of the repository (docs/logo.svg) as the registry fetches it. */
+export const LOGO_URL = `https://raw.githubusercontent.com/${REPOSITORY.slice("github.com/".length)}/main/docs/logo.svg`;
 
 /** The Go SDK's import path: the module `<repository>/sdk` (go.mod in sdk/, released by the tag
  *  `sdk/v<version>`), as registry providers' Go SDKs are. */
@@ -174,6 +178,14 @@ export const SETTINGS = {
             "with Retry-After) is waited out as it asks within it, however many attempts that takes. Where none " +
             `is given, the ${tuningEnvVars.maxElapsedMs} environment variable, else ${DEFAULT_RETRY.maxElapsedMs}.`,
     },
+    refreshBeforeUpdate: {
+        type: "boolean",
+        description:
+            "Whether every `pulumi up` and preview reads each resource this provider manages before the program " +
+            "runs (the engine's refresh before update), so a change made by hand is put back without `--refresh`. " +
+            "Each read is one request per resource per run, and a preview then needs the token. Where none is " +
+            `given, the ${envVars.refreshBeforeUpdate} environment variable (true or false), else false.`,
+    },
 } as const satisfies Record<keyof typeof configKeys, Property>;
 
 interface ResourceSchema {
@@ -251,19 +263,29 @@ function functionSchema(fn: LookupFunction, resource: ResourceSchema, types: Rec
             `Lists the ${spec.noun}s of the account (\`GET ${spec.path}\`), each with what the list read holds, ` +
             "which has no secret field: nothing in the result is secret. Read one in full with its get function. " +
             "Nothing is managed or changed.",
-        inputs: {
-            type: "object",
-            properties: {
-                ...narrow,
-                [NAME_PREFIX]: { type: "string", description: "Only those whose name starts with this." },
-            },
-        },
+        inputs: listInputs(spec),
         outputs: {
             type: "object",
             properties: {
                 items: { type: "array", items: { $ref: `#/types/${item}` }, description: "In the API's order." },
             },
             required: ["items"],
+        },
+    };
+}
+
+/** What a list narrows by: the spec's own argument (a v2 connection's `storyId`) and `namePrefix`.
+ *  The list functions' inputs, and the resource's `listInputs`: with them the engine's `List` is
+ *  the resource's, and `pulumi do <Type> list` (pkg/cmd/pulumi/do/do_resource.go in pulumi/pulumi
+ *  v3.274.1) offers the command, with a flag for each. */
+function listInputs(spec: { narrowBy?: { arg: string; description: string } }): Property {
+    return {
+        type: "object",
+        properties: {
+            ...(spec.narrowBy
+                ? { [spec.narrowBy.arg]: { type: "string", description: spec.narrowBy.description } }
+                : {}),
+            [NAME_PREFIX]: { type: "string", description: "Only those whose name starts with this." },
         },
     };
 }
@@ -305,7 +327,8 @@ function resourceSchema(spec: (typeof resources)[number], types: Record<string, 
     // `name` defaults to the resource's name, as the dynamic provider's does.
     const requiredInputs = fields.filter(([key, f]) => f.required && key !== "name").map(([key]) => key);
     return {
-        description: `A ChatBot ${spec.noun} (\`${spec.path}\`).`,
+        description: resourceDescription(spec.type, `A ChatBot ${spec.noun} (\`${spec.path}\`).`),
+        listInputs: listInputs(spec),
         inputProperties: inputs,
         requiredInputs,
         properties: outputs,
@@ -349,14 +372,19 @@ export function packageSchema(): Record<string, unknown> {
     for (const spec of resources) resourceSchemas[token(spec.type)] = resourceSchema(spec, types);
     const functions: Record<string, unknown> = {};
     for (const fn of lookupFunctions) {
-        functions[token(fn.name)] = functionSchema(fn, resourceSchemas[token(fn.spec.type)] as ResourceSchema, types);
+        const schema = functionSchema(fn, resourceSchemas[token(fn.spec.type)] as ResourceSchema, types);
+        functions[token(fn.name)] = { ...schema, description: withExamples(fn.name, String(schema.description)) };
     }
     return {
         name: PACKAGE,
         displayName: "ChatBot",
         version: VERSION,
         description: "ChatBot (chatbot.com) webhook connections.",
-        keywords: ["pulumi", "chatbot", "webhook"],
+        // The registry files a package under its `category/` keyword and shows `kind/native` as a
+        // provider of its own (not a bridged Terraform one).
+        keywords: ["pulumi", "chatbot", "webhook", "category/utility", "kind/native"],
+        publisher: "pulumi-chatbot",
+        logoUrl: LOGO_URL,
         license: "Apache-2.0",
         homepage: `https://${REPOSITORY}`,
         repository: `https://${REPOSITORY}`,
@@ -365,9 +393,11 @@ export function packageSchema(): Record<string, unknown> {
         supportPack: true,
         config: { variables: SETTINGS },
         provider: {
-            description:
+            description: withExamples(
+                "Provider",
                 "The ChatBot provider: give one to a resource (the `provider` option) to manage it in another " +
-                "account or through another API address than the stack's.",
+                    "account or through another API address than the stack's.",
+            ),
             inputProperties: SETTINGS,
         },
         types,

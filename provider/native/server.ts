@@ -17,13 +17,20 @@
  */
 import * as path from "path";
 import { stopWaiting } from "../client/cancel";
-import { apiClient, configureFromStack } from "../config";
+import { apiClient, configureFromStack, refreshBeforeUpdate } from "../config";
 import { exitWhenEngineGone } from "../engineWatch";
-import { lookupFunctions, runLookup, type LookupFunction } from "../resources/lookup";
+import {
+    listAll,
+    listArgFailures,
+    listFilter,
+    lookupFunctions,
+    runLookup,
+    type LookupFunction,
+} from "../resources/lookup";
 import { resources } from "../resources/registry";
 import { dynamicProvider, type DynamicProvider } from "../resources/dynamicProvider";
 import { asSecret, isSecretValue, markSecret, revealed } from "../resources/secretWrapper";
-import { UNKNOWN } from "../schema/validate";
+import { containsUnknown, UNKNOWN } from "../schema/validate";
 import { isPlain, keysWhere, type AnySpec, type Field, type Plain } from "../resources/spec";
 import { PACKAGE, packageSchema, SETTINGS, token } from "./schema";
 
@@ -162,6 +169,35 @@ const servedFor = (req: any) => {
     }
 };
 
+/** What the engine said of itself in its Handshake. Refresh before update is flagged only to an
+ *  engine that said it keeps the flag (`supports_refresh_before_update`; an engine that does not
+ *  handshake predates the flag). */
+const engine = { supportsRefreshBeforeUpdate: false };
+
+/**
+ * `Handshake`: the first call of an engine that starts the plugin (NewProvider in
+ * sdk/go/common/resource/plugin/provider_plugin.go, pulumi/pulumi v3.274.1), before Configure. The
+ * engine then takes the plugin's protocol from this answer, not from Configure's: secrets accepted
+ * (marked down to their parts, as before), no resource references or output values, autonaming
+ * taken, no byte strings. It also counts the plugin as supporting preview, so Create and Update
+ * answer a preview themselves (below) instead of the engine answering for them. Nothing is loaded
+ * here: the plugin starts as fast as before.
+ */
+async function handshake(req: any): Promise<unknown> {
+    engine.supportsRefreshBeforeUpdate = req.getSupportsRefreshBeforeUpdate();
+    return new proto.ProviderHandshakeResponse()
+        .setAcceptSecrets(true)
+        .setAcceptResources(false)
+        .setAcceptOutputs(false)
+        .setSupportsAutonamingConfiguration(true)
+        .setAcceptsByteString(false);
+}
+
+/** Whether Create, Read and Update answers carry `refresh_before_update`: the provider setting
+ *  (off unless asked for: ../config.ts), and an engine that keeps it. The engine then reads every
+ *  flagged resource before each `up` and preview (deployment_executor.go, pkg/resource/deploy). */
+const flagRefresh = () => engine.supportsRefreshBeforeUpdate && refreshBeforeUpdate();
+
 /** `GetPluginInfo`: the package's version. */
 async function getPluginInfo(): Promise<unknown> {
     return new pluginProto.PluginInfo().setVersion(VERSION);
@@ -204,21 +240,51 @@ async function configure(req: any): Promise<unknown> {
     const setting = (key: string) => {
         const name = key.split(":")[1];
         const given = args[name] ?? variables.get(key) ?? variables.get(`${PACKAGE}:config:${name}`);
-        if (typeof given === "number") return String(given);
+        if (typeof given === "number" || typeof given === "boolean") return String(given);
         return typeof given === "string" ? given : undefined;
     };
     configureFromStack({ get: setting });
-    return new proto.ConfigureResponse().setAcceptsecrets(true).setSupportspreview(false);
+    // What an engine that did not handshake reads instead (the same as Handshake's answer, but
+    // preview: such an engine answers a preview's Create and Update itself).
+    return new proto.ConfigureResponse()
+        .setAcceptsecrets(true)
+        .setSupportspreview(false)
+        .setSupportsAutonamingConfiguration(true);
+}
+
+/** The engine's autonaming modes (CheckRequest.AutonamingOptions.Mode). */
+const AUTONAMING = { PROPOSE: 0, ENFORCE: 1, DISABLE: 2 } as const;
+
+/**
+ * The `name` of a resource whose program gives none, or a failure. The engine sends autonaming
+ * only where the stack sets `pulumi:autonaming` (pkg/resource/autonaming/strategy.go, pulumi/pulumi
+ * v3.274.1: the default strategy sends none), so without it `name` is the resource's name, as
+ * before. With it, a new resource takes the engine's proposed name (propose and enforce alike); one
+ * that has a name in state keeps it, as the engine draws a new random seed each run
+ * (resource/deploy/step_generator.go) and a pattern with random parts would rename it every run;
+ * and `disabled` means a name must be given.
+ */
+function defaultName(req: any, olds: Plain): { name?: string; failure?: string } {
+    const autonaming = req.getAutonaming?.();
+    if (!autonaming) return { name: nameOf(req.getUrn()) };
+    if (autonaming.getMode() === AUTONAMING.DISABLE) {
+        return { failure: "name is required: the stack's pulumi:autonaming is disabled, so the program must name it" };
+    }
+    if (typeof olds.name === "string" && olds.name !== "") return { name: olds.name };
+    return { name: autonaming.getProposedName() || nameOf(req.getUrn()) };
 }
 
 /** `Check`: validates the inputs (every limit, by property); `name` defaults to the resource's
- *  name. */
+ *  name, or to the stack's autonaming (above). An explicit `name` always wins. */
 async function check(req: any): Promise<unknown> {
     const served = typeOf(req);
     const olds = unwrap(req.getOlds()).value;
     const news = unwrap(req.getNews());
-    if (news.value.name === undefined || news.value.name === null) news.value.name = nameOf(req.getUrn());
+    const named = news.value.name !== undefined && news.value.name !== null;
+    const fallback = named ? {} : defaultName(req, olds);
+    if (fallback.name !== undefined) news.value.name = fallback.name;
     const result = await served.provider.check(olds, news.value);
+    if (fallback.failure) result.failures.unshift({ property: "name", reason: fallback.failure });
     const failures = result.failures.map((f) => new proto.CheckFailure().setProperty(f.property).setReason(f.reason));
     return new proto.CheckResponse().setInputs(struct(result.inputs, served, news.secret)).setFailuresList(failures);
 }
@@ -253,12 +319,19 @@ async function diff(req: any): Promise<unknown> {
     return response;
 }
 
-/** `Create`: makes the resource; its outputs' secrets marked. */
+/** `Create`: makes the resource; its outputs' secrets marked. A preview makes nothing and calls
+ *  no API: its outputs are the inputs, as the engine answered for a plugin that did not preview. */
 async function create(req: any): Promise<unknown> {
     const served = typeOf(req);
     const inputs = unwrap(req.getProperties());
+    if (req.getPreview()) return new proto.CreateResponse().setProperties(struct(inputs.value, served, inputs.secret));
+    // Before the write: a setting that fails must fail before anything is made.
+    const flag = flagRefresh();
     const made = await served.provider.create(inputs.value);
-    return new proto.CreateResponse().setId(made.id).setProperties(struct(made.outs, served, inputs.secret));
+    return new proto.CreateResponse()
+        .setId(made.id)
+        .setProperties(struct(made.outs, served, inputs.secret))
+        .setRefreshBeforeUpdate(flag);
 }
 
 /** `Read`: refresh, `.get()` and `pulumi import`. With an id alone, the inputs come from what the
@@ -266,21 +339,26 @@ async function create(req: any): Promise<unknown> {
 async function read(req: any): Promise<unknown> {
     const served = typeOf(req);
     const props = unwrap(req.getProperties()).value;
+    const flag = flagRefresh();
     const found = await served.provider.read(req.getId(), props);
     const response = new proto.ReadResponse().setId(found.id);
     if (found.id === "") return response;
     return response
         .setProperties(struct(revealed(found.props) as Plain, served))
-        .setInputs(struct(revealed(found.inputs ?? {}) as Plain, served));
+        .setInputs(struct(revealed(found.inputs ?? {}) as Plain, served))
+        .setRefreshBeforeUpdate(flag);
 }
 
-/** `Update`: sends the whole desired state, then its outputs. */
+/** `Update`: sends the whole desired state, then its outputs. A preview sends nothing: its
+ *  outputs are the new inputs, as the engine answered for a plugin that did not preview. */
 async function update(req: any): Promise<unknown> {
     const served = typeOf(req);
     const olds = unwrap(req.getOlds()).value;
     const news = unwrap(req.getNews());
+    if (req.getPreview()) return new proto.UpdateResponse().setProperties(struct(news.value, served, news.secret));
+    const flag = flagRefresh();
     const { outs } = await served.provider.update(req.getId(), olds, news.value);
-    return new proto.UpdateResponse().setProperties(struct(outs, served, news.secret));
+    return new proto.UpdateResponse().setProperties(struct(outs, served, news.secret)).setRefreshBeforeUpdate(flag);
 }
 
 /** `Delete`: deletes the resource and sees it gone. */
@@ -288,6 +366,80 @@ async function remove(req: any): Promise<unknown> {
     const { provider } = typeOf(req);
     await provider.delete(req.getId(), unwrap(req.getProperties()).value);
     return new emptyProto.Empty();
+}
+
+/** A `List` continuation: the id of the last item sent, so the next page starts after it even when
+ *  the account changed in between (the API's list read has no pages of its own: each page reads it
+ *  whole). Opaque to the engine. */
+const afterToken = (id: string) => Buffer.from(JSON.stringify({ after: id })).toString("base64url");
+function afterOf(token: string): string | undefined {
+    if (token === "") return undefined;
+    try {
+        const after = (JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as { after?: unknown }).after;
+        if (typeof after === "string") return after;
+    } catch {
+        // Refused below.
+    }
+    throw new Error("List: the continuation token is not one this plugin gave");
+}
+
+/** A gRPC error that is the caller's: arguments the plugin refuses before any request. */
+class InvalidArgument extends Error {}
+
+/**
+ * `List` (`pulumi do chatbot:index:WebhookConnection list`: the schema's `listInputs` offer it):
+ * one read of the API's list, narrowed by `storyId` and `namePrefix` as the list functions are,
+ * streamed one item a message, each its id and name, nothing secret. With a limit or a page size
+ * (`pulumi do ... list --count N`), at most that many, and a continuation token when more are
+ * left; with neither, all. A `storyId` that breaks the field's own check is refused, naming it,
+ * before any request; a query not known yet (a preview) is answered as computed.
+ */
+function list(call: any): void {
+    const req = call.request;
+    const run = async () => {
+        const found = served.get(req.getToken());
+        if (!found) {
+            throw new InvalidArgument(
+                `List: unknown resource type ${req.getToken()}: this provider has ${[...served.keys()].join(", ")}`,
+            );
+        }
+        const query = unwrap(req.getQuery()).value;
+        if (containsUnknown(query)) {
+            call.write(new proto.ListResponse().setComputed(new proto.ListResponse.Computed()));
+            return;
+        }
+        const failures = listArgFailures(found.spec, query);
+        if (failures.length > 0) {
+            throw new InvalidArgument(`List ${req.getToken()}: ${failures.map((f) => f.reason).join("; ")}`);
+        }
+        const after = afterOf(req.getContinuationToken());
+        const items = (await listAll(apiClient(), found.spec)).filter(
+            listFilter(found.spec, query, `List ${req.getToken()}`),
+        ) as Array<{ id: string; name: string }>;
+        let start = 0;
+        if (after !== undefined) {
+            start = items.findIndex((item) => item.id === after) + 1;
+            if (start === 0) throw new Error(`List: ${after}, where the last page ended, is gone: list again`);
+        }
+        const bounds = [req.getLimit(), req.getPageSize()].filter((n: number) => n > 0);
+        const end = bounds.length > 0 ? Math.min(items.length, start + Math.min(...bounds)) : items.length;
+        for (const item of items.slice(start, end)) {
+            const result = new proto.ListResponse.Result().setId(item.id).setName(item.name);
+            call.write(new proto.ListResponse().setResult(result));
+        }
+        if (end < items.length && end > start) {
+            const next = new proto.ListResponse.Continuation().setContinuationToken(afterToken(items[end - 1].id));
+            call.write(new proto.ListResponse().setContinuation(next));
+        }
+    };
+    run().then(
+        () => call.end(),
+        (e) => {
+            const error = failure(e, undefined);
+            if (e instanceof InvalidArgument) error.code = grpc.status.INVALID_ARGUMENT;
+            call.emit("error", error);
+        },
+    );
 }
 
 /** `Cancel`: the engine is cancelling the run (a first Ctrl-C, a cancelled pipeline): requests
@@ -299,6 +451,7 @@ async function cancel(): Promise<unknown> {
 
 /** The gRPC service: each method of the protocol, served by its function above. */
 export const service = {
+    handshake: serve(handshake),
     getPluginInfo: serve(getPluginInfo),
     getSchema: serve(getSchema),
     checkConfig: serve(checkConfig),
@@ -325,6 +478,7 @@ export const service = {
         return new proto.InvokeResponse().setReturn(struct(result, found.fn.many ? undefined : found.served));
     }),
 
+    list,
     cancel: serve(cancel),
 };
 

@@ -9,7 +9,8 @@
 import type { ChatbotClient } from "../client/client";
 import { NotFoundError } from "../client/errors";
 import { resources } from "./registry";
-import { keysWhere, omit, pick, type AnySpec, type Plain, type ResourceSpec } from "./spec";
+import { validate } from "../schema/validate";
+import { keysWhere, omit, pick, type AnySpec, type Field, type Plain, type ResourceSpec } from "./spec";
 
 /** A spec as these reads need it, whatever its type parameters. */
 export type ReadableSpec<O extends Plain, R, L> = Pick<
@@ -167,15 +168,53 @@ export async function runLookup(client: ChatbotClient, fn: LookupFunction, args:
         if (typeof v !== "string") throw new Error(`${fn.name}: \`${key}\` must be a string.`);
         return v;
     };
-    // What the resource narrows a search by (a v2 connection's `storyId`), for both kinds.
-    const also = spec.narrowBy ? narrowed(spec, text(spec.narrowBy.arg)) : undefined;
     if (!fn.many) {
+        // What the resource narrows a search by (a v2 connection's `storyId`).
+        const also = spec.narrowBy ? narrowed(spec, text(spec.narrowBy.arg)) : undefined;
         const withSecrets = includesSecrets(fn.name, args);
         return foundItem(spec, await findOne(client, spec, { id: text("id"), name: text("name"), also }), withSecrets);
     }
-    const prefix = text(NAME_PREFIX) ?? "";
-    const items = (await listAll(client, spec)).filter(
-        (item: { name: string }) => item.name.startsWith(prefix) && (also?.test(item) ?? true),
-    );
+    const items = (await listAll(client, spec)).filter(listFilter(spec, args, fn.name));
     return { items: items.map((item: { id: string }) => listedItem(spec, item)) };
+}
+
+/** What a list narrows by, from its arguments: `namePrefix`, and the spec's own (a v2
+ *  connection's `storyId`), as the list functions and the plugin's `List` take them. A value that
+ *  is not a string is refused, naming `what` and the argument. */
+export function listFilter(spec: AnySpec, args: Plain, what: string): (item: { name: string }) => boolean {
+    const text = (key: string): string | undefined => {
+        const v = args[key];
+        if (v === undefined || v === null) return undefined;
+        if (typeof v !== "string") throw new Error(`${what}: \`${key}\` must be a string.`);
+        return v;
+    };
+    const also = spec.narrowBy ? narrowed(spec, text(spec.narrowBy.arg)) : undefined;
+    const prefix = text(NAME_PREFIX) ?? "";
+    return (item) => item.name.startsWith(prefix) && (also?.test(item as never) ?? true);
+}
+
+/** What is wrong with a list's arguments, before anything is read: each failure names the argument
+ *  and the rule, as a resource's check does (a `storyId` is held to the field's own check, so one
+ *  that could never match is refused rather than listed as nothing). Unknown arguments are refused
+ *  too: a misspelt filter would otherwise list everything. */
+export function listArgFailures(spec: AnySpec, args: Plain): Array<{ property: string; reason: string }> {
+    const known = [...(spec.narrowBy ? [spec.narrowBy.arg] : []), NAME_PREFIX];
+    const failures: Array<{ property: string; reason: string }> = [];
+    for (const [key, value] of Object.entries(args)) {
+        if (value === undefined || value === null) continue;
+        if (!known.includes(key)) {
+            failures.push({ property: key, reason: `${key} is not a list argument (${known.join(", ")} are)` });
+        } else if (typeof value !== "string") {
+            failures.push({ property: key, reason: `${key} must be a string` });
+        } else if (key !== NAME_PREFIX) {
+            const field = (spec.fields as Record<string, Field<unknown> | undefined>)[key];
+            const result = field ? validate(field.check, value, { preview: false }) : { ok: true as const };
+            if (!result.ok) {
+                for (const f of result.failures) {
+                    failures.push({ property: key, reason: f.property ? f.reason : `${key}: ${f.reason}` });
+                }
+            }
+        }
+    }
+    return failures;
 }

@@ -11,6 +11,9 @@ export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 export interface CheckFailure {
     property: string;
     reason: string;
+    /** The unknown keys an object at `property` holds, which `reason` quotes: for a reader of
+     *  someone else's JSON (the probe) to say what it may of them. */
+    unknownKeys?: string[];
 }
 
 /** `headers.X-Env`, `auth.password`, `responses[0].buttons[2].title` */
@@ -62,7 +65,9 @@ export function validate<T>(
         // A bad record key arrives wrapped: the key's own issue says what is wrong with it.
         const inner = issue.code === "invalid_key" ? issue.issues?.[0]?.message : undefined;
         const message = inner ?? issue.message;
-        failures.push({ property, reason: property ? `${property}: ${message}` : message });
+        const failure: CheckFailure = { property, reason: property ? `${property}: ${message}` : message };
+        if (issue.code === "unrecognized_keys" && issue.keys) failure.unknownKeys = [...issue.keys];
+        failures.push(failure);
     }
     return failures.length === 0 ? { ok: true, value: input as T } : { ok: false, failures };
 }

@@ -11,4 +11,5 @@ export type {
     FaultRule,
     RequestRecord,
     RateLimit,
+    ChatTraffic,
 } from "./simulator";

@@ -24,6 +24,12 @@ import { probeWebhook, sendVerificationRequest } from "../webhook/probe";
 import type { ProbeResult } from "../webhook/probe";
 import { verificationFailureMessage } from "../webhook/verification";
 
+/** What `chatTraffic` made: how many calls, and each that ChatBot would have failed. */
+export interface ChatTraffic {
+    calls: number;
+    refused: Array<{ status: number | undefined; problems: string[] }>;
+}
+
 export interface SimulatorOptions {
     /** The developer access token it accepts. Default: a random one. */
     token?: string;
@@ -298,6 +304,45 @@ export class ChatbotSimulator {
         const stored = this.connections.get(id);
         if (stored) stored.error = result.ok ? null : result.problems.join("; ");
         return result;
+    }
+
+    /**
+     * ChatBot's traffic on its own: `callWebhook(id)` again and again, one at a time, each with
+     * what the connection holds at that moment (so an update between two calls changes the next),
+     * until `stop()` or a bound: `maxCalls` calls or `maxMs` of time, whichever comes first, so a
+     * test that forgets to stop it still ends. For a rotation: run it during a `pulumi up` and
+     * count what was refused.
+     */
+    chatTraffic(
+        id: string,
+        bounds: { intervalMs?: number; maxCalls?: number; maxMs?: number } = {},
+    ): { stop(): Promise<ChatTraffic>; done: Promise<ChatTraffic> } {
+        const { intervalMs = 50, maxCalls = 1000, maxMs = 120_000 } = bounds;
+        const report: ChatTraffic = { calls: 0, refused: [] };
+        const until = Date.now() + maxMs;
+        let stopped = false;
+        const done = (async () => {
+            while (!stopped && report.calls < maxCalls && Date.now() < until) {
+                report.calls++;
+                try {
+                    const result = await this.callWebhook(id);
+                    // The probe's problems name statuses and properties, never a secret.
+                    if (!result.ok) report.refused.push({ status: result.status, problems: result.problems });
+                } catch (error) {
+                    // The connection is gone (deleted): a chat reaching its block would fail too.
+                    report.refused.push({ status: undefined, problems: [(error as Error).message] });
+                }
+                await new Promise((resolve) => setTimeout(resolve, intervalMs));
+            }
+            return report;
+        })();
+        return {
+            done,
+            stop: () => {
+                stopped = true;
+                return done;
+            },
+        };
     }
 
     listLegacyWebhooks(): StoredLegacyWebhook[] {

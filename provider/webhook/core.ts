@@ -43,17 +43,29 @@ export interface WebhookLogger {
     error(message: string, error?: unknown): void;
 }
 
+/** One accepted value, or several during a rotation: `[next, current]`. */
+export type Accepted<T> = T | readonly T[];
+
+/** A basic-auth pair, as set on the connection's `auth`. */
+export interface BasicAuth {
+    username: string;
+    password: string;
+}
+
 export interface WebhookHandlerOptions {
     /**
      * The connection's `token`. With it, the verification request must carry it (else 401) and so
      * must every call, in its `token` query parameter, as ChatBot's example backend checks
-     * (ChatBotCom/nodejs-webhook-example, index.js: "check token in every request").
+     * (ChatBotCom/nodejs-webhook-example, index.js: "check token in every request"). Several
+     * (`[next, current]`) while a token is rotated: a call presenting any of them is accepted.
      */
-    token?: string;
-    /** Basic authorization the caller must present, as set on the connection's `auth`. */
-    auth?: { username: string; password: string };
-    /** Header values the caller must present, as set on the connection's `headers`. */
-    headers?: Record<string, string>;
+    token?: Accepted<string>;
+    /** Basic authorization the caller must present, as set on the connection's `auth`; several
+     *  pairs while the password is rotated. */
+    auth?: Accepted<BasicAuth>;
+    /** Header values the caller must present, as set on the connection's `headers`; several values
+     *  for one header while it is rotated. */
+    headers?: Record<string, Accepted<string>>;
     /** Largest request body accepted, in bytes; a larger one is answered 413. Default 1 MiB. */
     maxBodyBytes?: number;
     /** Where the default reports below are written. Default: `console`. */
@@ -77,7 +89,35 @@ export interface WebhookHandlerOptions {
 
 export type WebhookVerification = { ok: true; failures: [] } | { ok: false; failures: CheckFailure[] };
 
+/** The largest body the kit reads: a call's, by default, in the handlers; a backend's answer, in the probe. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * A stream's text, read up to `limit` bytes: undefined once it is over, the stream cancelled there,
+ * so a body of any size takes at most `limit` and a chunk of memory. A stream that fails throws.
+ */
+export async function readTextUpTo(stream: ReadableStream<Uint8Array>, limit: number): Promise<string | undefined> {
+    const reader = stream.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.byteLength;
+        if (size > limit) {
+            await reader.cancel().catch(() => undefined);
+            return undefined;
+        }
+        chunks.push(value);
+    }
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    for (const c of chunks) {
+        bytes.set(c, at);
+        at += c.byteLength;
+    }
+    return new TextDecoder().decode(bytes);
+}
 
 /**
  * Checks a response against what ChatBot accepts, as the handler does before answering. For unit
@@ -125,10 +165,11 @@ export function parseJson(text: string): Body {
 interface Handling {
     options: WebhookHandlerOptions;
     maxBodyBytes: number;
-    /** The token the query must carry, as given when the handler was made. */
-    token: string | undefined;
+    /** The tokens the query may carry, as given when the handler was made. */
+    tokens: readonly string[] | undefined;
+    auths: readonly BasicAuth[] | undefined;
     onSlow: (durationMs: number) => void;
-    requiredHeaders: Array<{ name: string; value: string }>;
+    requiredHeaders: Array<{ name: string; values: readonly string[] }>;
     /** Refuses the call (4xx), telling the caller why. */
     reject(problem: WebhookProblem, extra?: Record<string, string>): Answer;
     /** Answers 500: the fault is on your side. */
@@ -153,11 +194,13 @@ function handlingOf(options: WebhookHandlerOptions): Handling {
     return {
         options,
         maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-        token: options.token,
+        tokens: acceptedList("token", options.token),
+        auths: acceptedList("auth", options.auth),
         onSlow,
         requiredHeaders: Object.entries(options.headers ?? {}).map(([name, value]) => ({
             name: name.toLowerCase(),
-            value,
+            // A header named with no value (an unset variable) is refused like a missing list entry.
+            values: acceptedList(`headers.${name}`, value, true)!,
         })),
         reject(problem, extra = {}) {
             onReject(problem);
@@ -181,8 +224,8 @@ function handlingOf(options: WebhookHandlerOptions): Handling {
  * source says the request carries the connection's auth or headers.
  */
 async function answerVerification(h: Handling, query: URLSearchParams): Promise<Answer> {
-    const { token } = h;
-    if (token !== undefined && !(await sameSecret(query.get("token") ?? undefined, token))) {
+    const { tokens } = h;
+    if (tokens !== undefined && !(await anySecret(query.get("token") ?? undefined, tokens))) {
         return h.reject({ status: 401, message: "unauthorized: verification request with a missing or wrong token" });
     }
     return {
@@ -199,19 +242,18 @@ async function answerVerification(h: Handling, query: URLSearchParams): Promise<
 /** The refusal of a call whose token, basic authorization or required headers are missing or
  *  wrong; undefined when all are as configured. */
 async function refusedCredentials(h: Handling, call: IncomingCall): Promise<Answer | undefined> {
-    const { token } = h;
-    const { auth } = h.options;
-    if (token !== undefined && !(await sameSecret(call.url.searchParams.get("token") ?? undefined, token))) {
+    const { tokens, auths } = h;
+    if (tokens !== undefined && !(await anySecret(call.url.searchParams.get("token") ?? undefined, tokens))) {
         return h.reject({ status: 401, message: "unauthorized: token query parameter missing or wrong" });
     }
-    if (auth && !(await basicAuthMatches(call.header("authorization"), auth))) {
+    if (auths !== undefined && !(await basicAuthMatches(call.header("authorization"), auths))) {
         return h.reject(
             { status: 401, message: "unauthorized: basic authorization missing or wrong" },
             { "www-authenticate": 'Basic realm="webhook", charset="UTF-8"' },
         );
     }
     for (const header of h.requiredHeaders) {
-        if (!(await sameSecret(call.header(header.name), header.value))) {
+        if (!(await anySecret(call.header(header.name), header.values))) {
             // The header's name helps whoever configures the connection; its value stays out.
             return h.reject({ status: 401, message: `unauthorized: header ${header.name} missing or wrong` });
         }
@@ -339,19 +381,50 @@ function fromBase64(value: string): string | undefined {
     }
 }
 
-async function basicAuthMatches(
-    header: string | undefined,
-    expected: { username: string; password: string },
-): Promise<boolean> {
+async function basicAuthMatches(header: string | undefined, accepted: readonly BasicAuth[]): Promise<boolean> {
     const match = /^basic\s+(\S+)\s*$/i.exec(header ?? "");
     const decoded = (match && fromBase64(match[1])) ?? "";
     const colon = decoded.indexOf(":");
     const username = colon < 0 ? undefined : decoded.slice(0, colon);
     const password = colon < 0 ? undefined : decoded.slice(colon + 1);
-    // Both compared every time: which one failed must not show in the time taken.
-    const [userOk, passwordOk] = await Promise.all([
-        sameSecret(username, expected.username),
-        sameSecret(password, expected.password),
-    ]);
-    return userOk && passwordOk;
+    // Both compared, with every pair, every time: which one failed, or which pair matched, must
+    // not show in the time taken.
+    const verdicts = await Promise.all(
+        accepted.map(async (pair) => {
+            const [userOk, passwordOk] = await Promise.all([
+                sameSecret(username, pair.username),
+                sameSecret(password, pair.password),
+            ]);
+            return userOk && passwordOk;
+        }),
+    );
+    return verdicts.some(Boolean);
+}
+
+/**
+ * The one rule for a set of accepted values (a rotation's old and new): the received value is
+ * compared with every one of them, in constant time each and none skipped, and accepted when it
+ * is any of them.
+ */
+export async function anySecret(received: string | undefined, accepted: readonly string[]): Promise<boolean> {
+    const verdicts = await Promise.all(accepted.map((value) => sameSecret(received, value)));
+    return verdicts.some(Boolean);
+}
+
+/**
+ * An option's accepted values as a list; `undefined` when not set. An empty list or an entry
+ * that is no value (an unset variable in `[process.env.NEXT, current]`) is refused when the
+ * handler is made: it would accept no call, or an empty secret. The message names the option,
+ * never a value.
+ */
+function acceptedList<T>(option: string, value: Accepted<T> | undefined, required = false): readonly T[] | undefined {
+    if (value === undefined && !required) return undefined;
+    const list: readonly T[] = Array.isArray(value) ? (value as readonly T[]) : [value as T];
+    if (list.length === 0 || list.some((v) => v === undefined || v === null)) {
+        throw new TypeError(
+            `pulumi-chatbot webhook: ${option} must be a value or a non-empty list of values ` +
+                `(leave it out to check nothing); one was ${list.length === 0 ? "an empty list" : "missing"}`,
+        );
+    }
+    return list;
 }

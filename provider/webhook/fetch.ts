@@ -7,7 +7,7 @@
  * Same options and statuses as `createWebhookHandler` (the flow is `core.ts`). Web-standard APIs
  * only: no Node module is imported here or by what this imports.
  */
-import { createCallHandler, parseJson } from "./core";
+import { createCallHandler, parseJson, readTextUpTo } from "./core";
 import type { Body, WebhookFunctionOf, WebhookHandlerOptions } from "./core";
 
 /** What your function gets beside the request: the `Request` itself (headers, URL). */
@@ -45,28 +45,11 @@ async function readBody(request: Request, limit: number): Promise<Body> {
     const declared = Number(request.headers.get("content-length"));
     if (Number.isFinite(declared) && declared > limit) return { kind: "tooLarge" };
     if (!request.body) return { kind: "notJson" };
-    const reader = request.body.getReader();
-    const chunks: Uint8Array[] = [];
-    let size = 0;
+    let text: string | undefined;
     try {
-        for (;;) {
-            const { done, value } = await reader.read();
-            if (done) break;
-            size += value.byteLength;
-            if (size > limit) {
-                await reader.cancel().catch(() => undefined);
-                return { kind: "tooLarge" };
-            }
-            chunks.push(value);
-        }
+        text = await readTextUpTo(request.body, limit);
     } catch {
         return { kind: "aborted" };
     }
-    const bytes = new Uint8Array(size);
-    let at = 0;
-    for (const c of chunks) {
-        bytes.set(c, at);
-        at += c.byteLength;
-    }
-    return parseJson(new TextDecoder().decode(bytes));
+    return text === undefined ? { kind: "tooLarge" } : parseJson(text);
 }

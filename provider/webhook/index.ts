@@ -19,15 +19,17 @@ export { forLambdaFunctionUrl } from "./lambda";
 export type { LambdaFunctionUrlEvent, LambdaFunctionUrlResult } from "./lambda";
 export { verifyWebhookResponse, DEFAULT_MAX_BODY_BYTES } from "./core";
 export type {
+    Accepted,
+    BasicAuth,
     WebhookFunctionOf,
     WebhookHandlerOptions,
     WebhookLogger,
     WebhookProblem,
     WebhookVerification,
 } from "./core";
-export { probeWebhook, sampleWebhookRequest, sendVerificationRequest } from "./probe";
+export { probeWebhook, ProbeRefused, sampleWebhookRequest, sendVerificationRequest } from "./probe";
 export { VERIFICATION_FAILED_PREFIX, isVerificationFailure, verificationFailureMessage } from "./verification";
-export type { ProbeOptions, ProbeResult, ProbeVerification } from "./probe";
+export type { ProbeAnswer, ProbeOptions, ProbeResult, ProbeSend, ProbeVerification } from "./probe";
 export {
     text,
     randomText,

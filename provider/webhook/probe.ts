@@ -12,15 +12,21 @@
  * Each problem maps onto one of the causes for which ChatBot fails a call: a status that is
  * neither 200 nor a redirect, more than one redirect, a URL that cannot be reached, a body that
  * is not a valid response, or a timeout. A failing backend is a result, never an exception, and
- * no problem carries the token, the password, a header value, or a URL's query or user info.
+ * no problem carries the token, the password, a header value, or a URL's query or user info. It
+ * reads at most DEFAULT_MAX_BODY_BYTES of any answer: a backend may answer without end. What it
+ * reports of an answer names properties by their path, printable, never a value: the answer may be
+ * another service's (an internal one's, its keys holding secrets). Where it may connect is its
+ * sender's to decide (`ProbeOptions.send`): the `pulumi-chatbot probe` command's
+ * calls no address ChatBot could not reach (../cli/probeSend.ts, on Node).
  *
- * Web-standard APIs only (fetch, URL, AbortController, performance), like the rest of the kit.
+ * Web-standard APIs only (fetch, URL, AbortController, performance, streams), like the rest of the kit.
  */
-import { redact, scrub, secretsOfUrl } from "../client/redact";
+import { printable, redact, scrub, secretsOfUrl, shown } from "../client/redact";
 import { connectionLimits } from "../limits";
 import { httpUrl } from "../schema/fields";
-import { validate } from "../schema/validate";
+import { validate, type CheckFailure } from "../schema/validate";
 import { webhookLimits } from "../limits";
+import { DEFAULT_MAX_BODY_BYTES, readTextUpTo } from "./core";
 import { validateWebhookResponse } from "./schema";
 import type { WebhookRequest, WebhookResponse } from "./types";
 
@@ -40,6 +46,27 @@ export interface ProbeOptions {
     headers?: Record<string, string>;
     /** Time allowed for each request, redirect and body included (ms). Default: ChatBot's 10000. */
     timeoutMs?: number;
+    /**
+     * Makes each request of the probe: the verification request, the call, and each redirect's
+     * target (`redirected`). Default: the runtime's `fetch`, which goes wherever the url and its
+     * redirects point. Throw `ProbeRefused` to refuse one: the problem names the url and the reason.
+     */
+    send?: ProbeSend;
+}
+
+/** Sends one request of the probe; redirects are the probe's to follow (`init.redirect` is "manual"). */
+export type ProbeSend = (url: URL, init: RequestInit, redirected: boolean) => Promise<ProbeAnswer>;
+
+/** What the probe reads of an answer: what any fetch's `Response` has. */
+export interface ProbeAnswer {
+    status: number;
+    headers: { get(name: string): string | null };
+    body: ReadableStream<Uint8Array> | null;
+}
+
+/** A request a `ProbeSend` would not make; `message` says why, after the url it names. */
+export class ProbeRefused extends Error {
+    override name = "ProbeRefused";
 }
 
 /** How the verification request went. */
@@ -102,8 +129,9 @@ export async function probeWebhook(url: string, options: ProbeOptions = {}): Pro
     const secrets = [...secretsOf(options), ...secretsOfUrl(url)];
 
     let verification: ProbeVerification | undefined;
+    const send = options.send ?? fetchAnswer;
     if (options.verify ?? options.token !== undefined) {
-        const checked = await sendVerificationRequest(url, { token: options.token, timeoutMs });
+        const checked = await sendVerificationRequest(url, { token: options.token, timeoutMs, send });
         const { problems: found, ...outcome } = checked;
         verification = outcome;
         problems.push(...found.map((p) => `${VERIFICATION} ${p}`));
@@ -118,9 +146,10 @@ export async function probeWebhook(url: string, options: ProbeOptions = {}): Pro
     if (options.auth) headers.authorization = `Basic ${toBase64(`${options.auth.username}:${options.auth.password}`)}`;
     const target = new URL(url);
     if (options.token !== undefined) target.searchParams.set("token", options.token);
-    const own = Object.keys(lowerCaseKeys(options.headers ?? {}));
+    const ownHeaders = Object.keys(lowerCaseKeys(options.headers ?? {}));
     const body = JSON.stringify(options.request ?? sampleWebhookRequest);
-    const got = await exchange(target, "POST", headers, body, timeoutMs, problems, secrets, own);
+    const call = { method: "POST", headers, body, timeoutMs, secrets, ownHeaders, send } as const;
+    const got = await exchange(target, call, problems);
 
     let response: WebhookResponse | undefined;
     if (got.text !== undefined && got.status === 200) response = judgeBody(got.text, problems);
@@ -148,7 +177,7 @@ export function urlProblems(url: string): string[] {
  */
 export async function sendVerificationRequest(
     url: string,
-    options: { token?: string; timeoutMs?: number } = {},
+    options: { token?: string; timeoutMs?: number; send?: ProbeSend } = {},
 ): Promise<ProbeVerification & { problems: string[] }> {
     const challenge = randomChallenge();
     const target = new URL(url);
@@ -159,8 +188,18 @@ export async function sendVerificationRequest(
         ...(options.token === undefined ? [] : [options.token, encodeURIComponent(options.token)]),
         ...secretsOfUrl(url),
     ];
-    const timeoutMs = options.timeoutMs ?? webhookLimits.callTimeoutMs;
-    const got = await exchange(target, "GET", {}, undefined, timeoutMs, problems, secrets, []);
+    const got = await exchange(
+        target,
+        {
+            method: "GET",
+            headers: {},
+            timeoutMs: options.timeoutMs ?? webhookLimits.callTimeoutMs,
+            secrets,
+            ownHeaders: [],
+            send: options.send ?? fetchAnswer,
+        },
+        problems,
+    );
     if (got.text !== undefined && got.status === 200 && got.text !== challenge) {
         problems.push(
             `${display(target)} answered 200, but its body is not the challenge: answer with the value ` +
@@ -197,6 +236,23 @@ interface Exchange {
     durationMs: number;
 }
 
+/** How an exchange's first request is made, and what it must keep out of its problems. */
+interface Outgoing {
+    method: "GET" | "POST";
+    headers: Record<string, string>;
+    body?: string;
+    timeoutMs: number;
+    secrets: string[];
+    /** The connection's own header names (lower case): their values are secrets. */
+    ownHeaders: string[];
+    send: ProbeSend;
+}
+
+/** The default `ProbeSend`: the runtime's fetch. */
+function fetchAnswer(url: URL, init: RequestInit): Promise<ProbeAnswer> {
+    return fetch(url, init);
+}
+
 /** Where a request goes, and how, at one step of a redirect chain. */
 interface Hop {
     target: URL;
@@ -210,38 +266,26 @@ interface Hop {
  * One request as ChatBot makes it: at most one redirect followed, everything within `timeoutMs`.
  * Problems other than the body's are added to `problems`.
  */
-async function exchange(
-    first: URL,
-    firstMethod: "GET" | "POST",
-    firstHeaders: Record<string, string>,
-    body: string | undefined,
-    timeoutMs: number,
-    problems: string[],
-    secrets: string[],
-    ownHeaders: string[],
-): Promise<Exchange> {
+async function exchange(first: URL, request: Outgoing, problems: string[]): Promise<Exchange> {
     const started = performance.now();
     const out: Exchange = { redirects: 0, durationMs: 0 };
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), timeoutMs);
-    let hop: Hop | undefined = { target: first, method: firstMethod, headers: firstHeaders, credentialsDropped: false };
+    const timer = setTimeout(() => deadline.abort(), request.timeoutMs);
+    const { method, headers } = request;
+    let hop: Hop | undefined = { target: first, method, headers, credentialsDropped: false };
     let at = first;
     try {
         while (hop) {
             at = hop.target;
-            const res = await sendHop(hop, body, deadline.signal);
-            out.status = res.status;
-            if (!REDIRECTS.has(res.status)) {
-                await readFinalAnswer(res, hop, firstMethod, out, problems);
-                return out;
-            }
-            await res.body?.cancel().catch(() => undefined);
-            out.redirects++;
-            hop = followRedirect(res, hop, out.redirects, ownHeaders, problems);
+            hop = await step(hop, request, deadline.signal, out, problems);
         }
         return out;
     } catch (error) {
-        problems.push(deadline.signal.aborted ? timedOut(timeoutMs) : unreachable(error, at, out.redirects, secrets));
+        problems.push(
+            deadline.signal.aborted
+                ? timedOut(request.timeoutMs)
+                : unreachable(error, at, out.redirects, request.secrets),
+        );
         return out;
     } finally {
         clearTimeout(timer);
@@ -249,29 +293,54 @@ async function exchange(
     }
 }
 
-/** Sends one hop's request; redirects are answered here, not followed by fetch. */
-function sendHop(hop: Hop, body: string | undefined, signal: AbortSignal): Promise<Response> {
+/** Sends one hop's request and reads its answer: the next hop of a redirect ChatBot would follow,
+ *  or undefined once the answer is final. */
+async function step(
+    hop: Hop,
+    request: Outgoing,
+    signal: AbortSignal,
+    out: Exchange,
+    problems: string[],
+): Promise<Hop | undefined> {
     const post = hop.method === "POST";
-    return fetch(hop.target, {
+    // Redirects are answered here, not followed by fetch.
+    const init: RequestInit = {
         method: hop.method,
         headers: post ? hop.headers : withoutBodyHeaders(hop.headers),
-        body: post ? body : undefined,
+        body: post ? request.body : undefined,
         redirect: "manual",
         signal,
-    });
+    };
+    const res = await request.send(hop.target, init, out.redirects > 0);
+    out.status = res.status;
+    if (!REDIRECTS.has(res.status)) {
+        await readFinalAnswer(res, hop, request.method, out, problems);
+        return undefined;
+    }
+    await res.body?.cancel().catch(() => undefined);
+    out.redirects++;
+    return followRedirect(res, hop, out.redirects, request.ownHeaders, problems);
 }
 
-/** Reads an answer that is not a redirect: a 200's body is kept for judging, any other status is a problem. */
+/** Reads an answer that is not a redirect, at most DEFAULT_MAX_BODY_BYTES of it: a 200's body is
+ *  kept for judging, any other status is a problem. */
 async function readFinalAnswer(
-    res: Response,
+    res: ProbeAnswer,
     hop: Hop,
     firstMethod: "GET" | "POST",
     out: Exchange,
     problems: string[],
 ): Promise<void> {
-    const text = await res.text();
+    const text = res.body ? await readTextUpTo(res.body, DEFAULT_MAX_BODY_BYTES) : "";
+    if (text === undefined) {
+        problems.push(
+            `${display(hop.target)} answered HTTP ${res.status} with a body too large: over ` +
+                `${DEFAULT_MAX_BODY_BYTES / 2 ** 20} MiB, the most the probe reads (as much as the kit's handlers take); ` +
+                "it stopped reading there",
+        );
+    }
     if (res.status === 200) {
-        out.text = text;
+        if (text !== undefined) out.text = text;
         return;
     }
     problems.push(
@@ -284,7 +353,7 @@ async function readFinalAnswer(
 
 /** The next hop of a redirect answer, or undefined (with the problem added) when ChatBot would not follow it. */
 function followRedirect(
-    res: Response,
+    res: ProbeAnswer,
     hop: Hop,
     redirects: number,
     ownHeaders: string[],
@@ -348,8 +417,36 @@ function judgeBody(text: string, problems: string[]): WebhookResponse | undefine
     }
     const checked = validateWebhookResponse(body);
     if (checked.ok) return checked.value;
-    for (const f of checked.failures) problems.push(`invalid body: ${f.reason}`);
+    for (const f of checked.failures) problems.push(`invalid body: ${failureShown(f)}`);
     return undefined;
+}
+
+/** A key of the answer that may be named: a short word of letters, camelCase as the contract's own
+ *  are (a typo of one reads so). Any other key may carry a value (`aws_secret_access_key=...`, an
+ *  `AKIA...` key id) or codes a terminal acts on. */
+const NAMEABLE_KEY = /^[a-z][A-Za-z]{0,19}$/;
+
+/** A failure as the probe reports it: by path, an unknown key named only when it is a plain word,
+ *  the others counted; printable characters only. */
+function failureShown(f: CheckFailure): string {
+    if (f.unknownKeys === undefined) return printable(f.reason);
+    const named = f.unknownKeys.filter((k) => NAMEABLE_KEY.test(k));
+    const hidden = f.unknownKeys.length - named.length;
+    const parts: string[] = [];
+    if (named.length > 0) parts.push(`${unknownProperties(named.length)} ${named.map((k) => shown(k)).join(", ")}`);
+    if (hidden > 0) {
+        const one = hidden === 1;
+        parts.push(
+            `${hidden} ${unknownProperties(hidden)} whose name${one ? " is" : "s are"} not shown ` +
+                `(not ${one ? "a plain word" : "plain words"})`,
+        );
+    }
+    const what = parts.join(", and ");
+    return f.property ? `${printable(f.property)}: ${what}` : what;
+}
+
+function unknownProperties(n: number): string {
+    return `unknown propert${n === 1 ? "y" : "ies"}`;
 }
 
 const AUTH_NOT_FORWARDED =
@@ -370,9 +467,20 @@ function errorCode(error: unknown): string | undefined {
     return undefined;
 }
 
-/** Cause 3: the URL (or the redirect's) could not be reached. */
+/** A sender's refusal, wherever fetch put it (a connector's error is the `cause` of fetch's). */
+function refusalIn(error: unknown): ProbeRefused | undefined {
+    for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 4; depth++) {
+        if (e instanceof ProbeRefused) return e;
+        e = (e as { cause?: unknown }).cause;
+    }
+    return undefined;
+}
+
+/** Cause 3: the URL (or the redirect's) could not be reached, or its sender would not call it. */
 function unreachable(error: unknown, target: URL, redirects: number, secrets: string[]): string {
     const where = `${display(target)}${redirects > 0 ? " (the redirect's target)" : ""}`;
+    const refused = refusalIn(error);
+    if (refused) return `refused to call ${where}: ${printable(redact(refused.message, secrets))}`;
     const code = errorCode(error);
     switch (code) {
         case "ECONNREFUSED":
@@ -395,13 +503,14 @@ function unreachable(error: unknown, target: URL, redirects: number, secrets: st
     }
     // fetch's own message is a bare "fetch failed"; the cause says what happened.
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-    const message = cause instanceof Error ? redact(cause.message, secrets) : "unknown error";
+    const message = cause instanceof Error ? printable(redact(cause.message, secrets)) : "unknown error";
     return `could not connect to ${where}: ${code ? `${code}: ` : ""}${message}`;
 }
 
-/** A URL as a problem may show it: no user info, query or fragment, which may hold secrets. */
+/** A URL as a problem may show it: no user info, query or fragment, which may hold secrets, and
+ *  printable (a URL's origin and path are serialized percent-encoded already). */
 function display(u: URL): string {
-    return `${u.origin}${u.pathname}`;
+    return printable(`${u.origin}${u.pathname}`);
 }
 
 function lowerCaseKeys(h: Record<string, string>): Record<string, string> {

@@ -4,8 +4,9 @@
  * `com.networknt:json-schema-validator`) against the contract the package ships
  * (`pulumi-chatbot/webhook/schema/request.json`, `response.json`, as installed). Each is built once
  * per run, started on 127.0.0.1 and checked as ChatBot calls it (the verification request, then a
- * webhook call): ok. Started with BAD_ANSWER=1 it makes an answer over a documented limit, and its
- * own validator refuses it (500, naming the property and the limit) before ChatBot would. A
+ * webhook call): ok, with the current token and a rotation's next (WEBHOOK_TOKENS) alike. Started
+ * with BAD_ANSWER=1 it makes an answer over a documented limit, and its own validator refuses it
+ * (500, naming the property and the limit) before ChatBot would. A
  * language whose toolchain is missing is skipped, saying so; every process is stopped in after().
  */
 import { strict as assert } from "assert";
@@ -22,6 +23,9 @@ const EXAMPLES = path.join(root, "examples", "backends");
 /** The schema files as the npm package installs them: what a backend in the user's repository reads. */
 const SCHEMA_DIR = path.join(root, "node_modules", "pulumi-chatbot", "dist", "webhook", "schema");
 const TOKEN = "backend-test-token";
+/** The next token of a rotation, given in WEBHOOK_TOKENS (a JSON list): a comma, quotes and a
+ *  non-ASCII letter, as a JSON list allows and a comma-separated one would not. */
+const NEXT = 'next-t0ken, with "quotes" and é';
 const STARTUP_MS = 60_000;
 
 const webhook: typeof Webhook = installedRequire("pulumi-chatbot/webhook");
@@ -124,7 +128,8 @@ function start(how: { command: string; args: string[]; cwd: string }, env: Recor
             () => reject(new Error(`no "listening on" within ${STARTUP_MS} ms:\n${out}${err}`)),
             STARTUP_MS,
         );
-        child.once("exit", (code) => {
+        // "close", not "exit": its standard error read to the end, for the reason it gives.
+        child.once("close", (code) => {
             clearTimeout(timer);
             reject(new Error(`exited (${code}) before listening:\n${out}${err}`));
         });
@@ -133,7 +138,7 @@ function start(how: { command: string; args: string[]; cwd: string }, env: Recor
             const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
             if (url) {
                 clearTimeout(timer);
-                child.removeAllListeners("exit");
+                child.removeAllListeners("close");
                 resolve({ url: `${url}/`, stderr: () => err });
             }
         });
@@ -141,8 +146,12 @@ function start(how: { command: string; args: string[]; cwd: string }, env: Recor
 }
 
 /** A webhook call as ChatBot makes it, with the token; the answer's status and parsed body. */
-async function call(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-    const res = await fetch(`${url}?token=${TOKEN}`, {
+async function call(
+    url: string,
+    body: unknown,
+    token = TOKEN,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+    const res = await fetch(`${url}?token=${encodeURIComponent(token)}`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(body),
@@ -184,9 +193,10 @@ for (const language of LANGUAGES) {
             how = language.build();
         });
 
-        it("answers the verification request and a webhook call as ChatBot requires", async function () {
+        it("answers the verification request and a webhook call as ChatBot requires, accepting each token of a rotation", async function () {
             this.timeout(STARTUP_MS + 30_000);
-            const backend = await start(how, {});
+            // During a rotation: WEBHOOK_TOKEN (the current) and WEBHOOK_TOKENS (the next) both count.
+            const backend = await start(how, { WEBHOOK_TOKENS: JSON.stringify([NEXT]) });
             const probed = await probeBackend(backend.url);
             assert.deepEqual(probed.problems, [], backend.stderr());
             assert.ok(probed.ok && probed.verification?.ok);
@@ -202,6 +212,20 @@ for (const language of LANGUAGES) {
             const wrongToken = await fetch(`${backend.url}?challenge=c&token=wrong`);
             assert.equal(wrongToken.status, 401);
             assert.equal((await fetch(backend.url, { method: "PUT" })).status, 405);
+            // The next token is accepted as the current is, by the verification request and a call.
+            const next = encodeURIComponent(NEXT);
+            const verified = await fetch(`${backend.url}?challenge=c-next&token=${next}`);
+            assert.equal(verified.status, 200);
+            assert.equal(await verified.text(), "c-next");
+            assert.equal((await call(backend.url, webhook.sampleWebhookRequest, NEXT)).status, 200);
+            assert.equal((await call(backend.url, webhook.sampleWebhookRequest, `${NEXT}x`)).status, 401);
+            assert.equal((await call(backend.url, webhook.sampleWebhookRequest, "next-t0ken")).status, 401);
+            // A list that is not one stops it at start, naming the variable and not its value.
+            await assert.rejects(start(how, { WEBHOOK_TOKENS: `${NEXT},${TOKEN}` }), (e: Error) => {
+                assert.match(e.message, /exited \(\d+\) before listening:[^]*WEBHOOK_TOKENS: must be a JSON list/);
+                assert.ok(!e.message.includes("t0ken"), e.message);
+                return true;
+            });
         });
 
         it("refuses its own answer over a documented limit (BAD_ANSWER=1) with its validator's message", async function () {

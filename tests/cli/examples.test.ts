@@ -41,6 +41,9 @@ const OTHER_STORY = "6a1b2c3d4e5f6a7b8c9d0e1f";
 /** Secret values: none may appear in `pulumi stack export` or in what the CLI prints. */
 const WEBHOOK_TOKEN = "wt-3b9f1e-example-secret";
 const BASIC_PASSWORD = "bp-77c2aa-example-secret";
+/** The token and password a rotation replaces. */
+const PREVIOUS_TOKEN = "wt-0a41d7-previous-secret";
+const PREVIOUS_PASSWORD = "bp-5e90c3-previous-secret";
 
 /**
  * One stack of one example, in a copy of its folder, against one simulator. Every run sets the
@@ -511,6 +514,7 @@ describe("examples/backend-alongside", function () {
             name: string;
             raw: Record<string, unknown>;
             propertyDependencies: Record<string, string[]>;
+            dependencies: string[];
             additionalSecretOutputs: string[];
             urn?: string;
         }
@@ -524,6 +528,7 @@ describe("examples/backend-alongside", function () {
             getName(): string;
             getObject(): { toJavaScript(): Record<string, unknown> };
             getAdditionalsecretoutputsList(): string[];
+            getDependenciesList(): string[];
             getPropertydependenciesMap(): { forEach(cb: (v: { getUrnsList(): string[] }, k: string) => void): void };
         };
         proto.registerResource = function (this: unknown, req: unknown, cb: unknown) {
@@ -535,6 +540,7 @@ describe("examples/backend-alongside", function () {
                 name: r.getName(),
                 raw: r.getObject().toJavaScript(),
                 propertyDependencies,
+                dependencies: r.getDependenciesList(),
                 additionalSecretOutputs: r.getAdditionalsecretoutputsList(),
             };
             registrations.push(reg);
@@ -552,8 +558,10 @@ describe("examples/backend-alongside", function () {
                     [`${project}:storyId`]: STORY,
                     [`${project}:basicPassword`]: BASIC_PASSWORD,
                     [`${project}:webhookToken`]: WEBHOOK_TOKEN,
+                    // Mid-rotation: the old token still accepted by the function.
+                    [`${project}:previousWebhookToken`]: PREVIOUS_TOKEN,
                 },
-                [`${project}:basicPassword`, `${project}:webhookToken`],
+                [`${project}:basicPassword`, `${project}:webhookToken`, `${project}:previousWebhookToken`],
             );
             await pulumi.runtime.setMocks(
                 {
@@ -593,6 +601,8 @@ describe("examples/backend-alongside", function () {
         const fn = find("aws:lambda/function:Function");
         assert.equal(connection.raw.url, FUNCTION_URL, "the connection's url input is the function URL output");
         assert.deepEqual(connection.propertyDependencies.url, [functionUrl.urn], "and depends on the FunctionUrl only");
+        // In a rotation, the connection switches only once the function accepts the new value.
+        assert.ok(connection.dependencies.includes(fn.urn!), "the connection waits for the function's deploy");
         assert.equal(functionUrl.raw.functionName, "backend-7f3a2c1", "the function URL is the function's");
         for (const key of ["token", "headers", "auth"]) {
             assert.ok(isSecret(connection.raw[key]), `the connection's ${key} is sent secret`);
@@ -601,12 +611,15 @@ describe("examples/backend-alongside", function () {
         const env = fn.raw.environment as { variables: Record<string, unknown> };
         assert.ok(isSecret(env.variables.BASIC_PASSWORD), "the backend's password is sent secret");
         assert.ok(isSecret(env.variables.WEBHOOK_TOKEN), "the backend's token is sent secret");
+        assert.ok(isSecret(env.variables.PREVIOUS_WEBHOOK_TOKEN), "and the previous one, during a rotation");
+        assert.equal(env.variables.PREVIOUS_BASIC_PASSWORD, undefined, "not set: no variable");
         assert.equal(env.variables.BASIC_USERNAME, "chatbot");
         const wire = JSON.stringify(
             registrations.map((r) => r.raw),
             (_k, v: unknown) => (isSecret(v) ? "[secret]" : v),
         );
-        assert.ok(!wire.includes(BASIC_PASSWORD) && !wire.includes(WEBHOOK_TOKEN), "no secret travels unmarked");
+        for (const secret of [BASIC_PASSWORD, WEBHOOK_TOKEN, PREVIOUS_TOKEN])
+            assert.ok(!wire.includes(secret), "no secret travels unmarked");
     });
 
     it("the backend answers a ChatBot call as the webhook kit requires, and refuses a wrong password", async () => {
@@ -653,6 +666,34 @@ describe("examples/backend-alongside", function () {
         const wrong = await get("challenge=c-7&token=another");
         assert.equal(wrong.statusCode, 401);
         assert.ok(!wrong.body.includes("c-7") && !wrong.body.includes(WEBHOOK_TOKEN));
+    });
+
+    it("mid-rotation, the backend accepts the previous token and password beside the new, and nothing else", async () => {
+        const backend = (await import(pathToFileURL(path.join(BACKEND, "backend", "index.mjs")).href)) as {
+            backendHandler(env: Record<string, string>): BackendHandler;
+        };
+        const handler = backend.backendHandler({
+            ...BACKEND_ENV,
+            WEBHOOK_TOKEN,
+            PREVIOUS_WEBHOOK_TOKEN: PREVIOUS_TOKEN,
+            PREVIOUS_BASIC_PASSWORD: PREVIOUS_PASSWORD,
+        });
+        const { sampleWebhookRequest } = installedRequire(
+            "pulumi-chatbot/webhook",
+        ) as typeof import("pulumi-chatbot/webhook");
+        const post = (token: string, password: string) =>
+            handler({
+                rawPath: "/",
+                rawQueryString: `token=${token}`,
+                headers: { authorization: `Basic ${Buffer.from(`chatbot:${password}`).toString("base64")}` },
+                body: JSON.stringify(sampleWebhookRequest),
+                requestContext: { http: { method: "POST" } },
+            });
+        for (const token of [WEBHOOK_TOKEN, PREVIOUS_TOKEN])
+            for (const password of [BASIC_PASSWORD, PREVIOUS_PASSWORD])
+                assert.equal((await post(token, password)).statusCode, 200);
+        assert.equal((await post("another", BASIC_PASSWORD)).statusCode, 401);
+        assert.equal((await post(WEBHOOK_TOKEN, "another")).statusCode, 401);
     });
 });
 

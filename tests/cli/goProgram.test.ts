@@ -15,7 +15,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
-import { emptySimulator, installedTesting, root, PACKAGE_VERSION } from "../helpers/support";
+import { emptySimulator, installedSchema, installedTesting, root, PACKAGE_VERSION } from "../helpers/support";
 import { isSecret, ok, pulumiCli, PulumiStack, STORY, OTHER_STORY } from "../helpers/pulumi";
 import {
     copyGoExample,
@@ -30,6 +30,7 @@ import {
 } from "../helpers/languagePrograms";
 import { addLookupTargets, assertOnlyLookupTargetsLeft, lookupsThroughReplacement } from "../helpers/lookups";
 import { policyPackArgs, policyViolations } from "../helpers/policyPack";
+import { EXAMPLE_RESOURCES, examplesConfig, goExamples, schemaExamples } from "../helpers/schemaExamples";
 
 /** The lookups program of tests/helpers/lookups.ts, in Go: a function beside examples/go's main
  *  (lookups.go), which main calls once `lookupName` is set, through the example's `partner`. */
@@ -195,6 +196,16 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
             '\t\tif cfg.Get("lookupName") != "" {\n\t\t\tif err := lookups(ctx, cfg, partner); err != nil {\n' +
                 "\t\t\t\treturn err\n\t\t\t}\n\t\t}\n",
         );
+        // The schema's examples, in Go as its doc comments show them, each a function of the
+        // program, called once `docExamples` is set: in every build of it, so none builds again.
+        for (const [file, code] of Object.entries(goExamples(schemaExamples(installedSchema())))) {
+            fs.writeFileSync(path.join(project, file), code);
+        }
+        callFromMain(
+            project,
+            '\t\tif cfg.Get("docExamples") != "" {\n\t\t\tif err := docExamples(ctx); err != nil {\n' +
+                "\t\t\t\treturn err\n\t\t\t}\n\t\t}\n",
+        );
         await go(["vet", "./..."], project, { GOWORK: "off", GOFLAGS: "-trimpath" });
         // Built once per run, as the host builds it (a cold cache compiles the Pulumi SDK here).
         const binary = goProgramBinary(project);
@@ -278,6 +289,24 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
         assert.deepEqual(writes(sim).sort(), deleted(orders?.id, supportId, made.id, moved?.id));
         assert.deepEqual(writes(partnerSim), deleted(partners[0].id), "the second account's, through its provider");
         assertOnlyLookupTargetsLeft(sim, partnerSim, targets);
+
+        // The examples, on: a preview runs every one (the lookups find what addLookupTargets
+        // made) and writes nothing.
+        await s.setConfig({
+            docExamples: "true",
+            ...examplesConfig({ partner: partnerSim.url, partnerToken: partnerSim.token }, targets),
+        });
+        sim.resetRequests();
+        partnerSim.resetRequests();
+        const previewed = ok(await s.run("preview", { args: ["--diff"] }));
+        assert.deepEqual([...writes(sim), ...writes(partnerSim)], [], "the examples' preview writes nothing");
+        for (const name of EXAMPLE_RESOURCES) assert.match(previewed.stdout, new RegExp(`\\b${name}\\b`));
+        assert.match(
+            previewed.stdout,
+            /https:\/\/orders\.example\.com\/by-hand/,
+            "LookupWebhookConnection found Orders",
+        );
+        assert.match(previewed.stdout, /https:\/\/old\.example\.org\/hook/, "LookupLegacyWebhook read it");
     });
 
     it("`pulumi package add` in a Go project: the SDK generated and linked (a replace line), the plugin from its archive, up and destroy", async () => {

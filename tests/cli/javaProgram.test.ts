@@ -26,7 +26,14 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
-import { emptySimulator, installedTesting, loopbackServers, root, PACKAGE_VERSION } from "../helpers/support";
+import {
+    emptySimulator,
+    installedSchema,
+    installedTesting,
+    loopbackServers,
+    root,
+    PACKAGE_VERSION,
+} from "../helpers/support";
 import {
     exampleConfig,
     githubReleases,
@@ -45,6 +52,7 @@ import {
 import { ok, pulumiCli, PulumiStack, STORY, OTHER_STORY, type ConfigValue } from "../helpers/pulumi";
 import { lookupConfig, lookupsLifecycle, makeByHand } from "../helpers/lookups";
 import { packageAndRunFromJar } from "../helpers/javaPrograms";
+import { javaExamples, schemaExamples } from "../helpers/schemaExamples";
 import { NODE_DIR, POLICY_PACK, policyViolations } from "../helpers/policyPack";
 
 const { check } = require("../../scripts/gen-sdk.js") as {
@@ -198,6 +206,12 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
         const project = fs.mkdtempSync(path.join(scratch, "java-"));
         fs.cpSync(EXAMPLE, project, { recursive: true });
         if (app) fs.writeFileSync(path.join(project, "src", "main", "java", "chatbot", "App.java"), app);
+        // The schema's Java examples beside the program, compiled with it by every build below
+        // (issue 70): held to the SDK's classes and builders, not run (the Python, Go and YAML
+        // walks preview theirs).
+        for (const [file, code] of Object.entries(javaExamples(schemaExamples(installedSchema()), "chatbot").files)) {
+            fs.writeFileSync(path.join(project, "src", "main", "java", "chatbot", file), code);
+        }
         // As outside this repository: no plugins section, the engine downloads the plugin.
         const yaml = path.join(project, "Pulumi.yaml");
         fs.writeFileSync(yaml, fs.readFileSync(yaml, "utf8").replace(/\nplugins:[\s\S]*$/, "\n"));

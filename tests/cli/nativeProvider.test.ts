@@ -7,7 +7,8 @@
  * Its lifecycle (the last describe) is the TypeScript native column of docs/parity.md walked on
  * one program and one stack: create, drift found and put back, update, replace, secrets, `pulumi
  * import`, `.get`, a second account through a `Provider` (a second simulator), the lookup
- * functions (tests/helpers/lookups.ts) and destroy.
+ * functions (tests/helpers/lookups.ts), refresh before update, the stack's autonaming and
+ * destroy. The release archive's case runs `pulumi do` on the plugin as a user installs it.
  */
 import { strict as assert } from "assert";
 import { execFile, execFileSync, spawn } from "child_process";
@@ -18,7 +19,15 @@ import { promisify } from "util";
 import type { ChatbotSimulator, StoredConnection } from "pulumi-chatbot/testing";
 import { resources } from "../../provider/resources/registry";
 import { keysWhere, type Field } from "../../provider/resources/spec";
-import { emptySimulator, installedRequire, installedTesting, root, PACKAGE_VERSION } from "../helpers/support";
+import {
+    emptySimulator,
+    installedRequire,
+    installedSchema,
+    installedTesting,
+    root,
+    PACKAGE_VERSION,
+} from "../helpers/support";
+import { EXAMPLE_RESOURCES, examplesConfig, schemaExamples, yamlExamples } from "../helpers/schemaExamples";
 import {
     CHANGES_EXIT_CODE,
     isSecret,
@@ -66,6 +75,9 @@ const legacy = new chatbot.LegacyWebhook("legacy", {
 for (let i = 0; i < Number(config.get("bulk") ?? "0"); i++) {
     new chatbot.WebhookConnection(\`bulk-\${i}\`, { storyId: config.require("storyId"), url: \`https://bulk.example.com/\${i}\` });
 }
+// Named by the program, where autonaming would name it otherwise.
+const explicitName = config.get("explicitName");
+if (explicitName) new chatbot.WebhookConnection("explicit", { storyId: config.require("storyId"), url: "https://explicit.example.com/hook", name: explicitName });
 if (config.getBoolean("adopted")) require("./adopted");
 // Read only: the connection above, by id, as another resource of the program.
 export const seen = config.getBoolean("lookUp") ? chatbot.WebhookConnection.get("seen", orders.id) : undefined;
@@ -110,6 +122,137 @@ export const legacyUrl = oldOne?.url;
 export const partnerId = partnerFound?.id;
 export const twinIds = twins?.items.apply((items) => items.map((c) => c.id));
 `;
+
+/** The connection the YAML examples look up by name. */
+const ORDERS_URL = "https://orders.example.com/by-hand";
+
+/**
+ * `pulumi do` (pkg/cmd/pulumi/do/, pulumi/pulumi v3.274.1: a command line built from the schema,
+ * no program) on the plugin `pulumi plugin install` put in the stack's PULUMI_HOME: the engine
+ * finds it by the package name of the type. `list` (the schema's `listInputs`) prints exactly the
+ * account's connections, narrowed as asked, nothing secret; a bad `storyId` is refused with no
+ * request; `read` takes its settings from `--provider-file` (PCL: the pinned CLI has no YAML
+ * converter, and `list`'s own `--input` flag hides the provider file's); the lookup functions and
+ * `--stateless` create, patch and delete each send what they say.
+ */
+async function pulumiDo(stack: PulumiStack): Promise<void> {
+    const sim = doSim as ChatbotSimulator;
+    const shop = { id: STORY, name: "Shop" };
+    const orders = sim.addConnection({ story: shop, name: "Orders", url: "https://o.example.com/h", token: TOKEN });
+    const twin = sim.addConnection({ story: shop, name: "Twin", url: "https://t.example.com/h" });
+    const other = sim.addConnection({
+        story: { id: OTHER_STORY, name: "Support" },
+        name: "Twin",
+        url: "https://u.example.com/h",
+    });
+    const fromEnv = { CHATBOT_TOKEN: sim.token, CHATBOT_API_URL: sim.url };
+    /** `pulumi do ARGS`: exit code, stdout, stderr, and the requests it sent. Not spawnSync: the
+     *  simulator answers from this process. */
+    const run = async (args: string[], env: Record<string, string | undefined> = fromEnv) => {
+        sim.resetRequests();
+        const done = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+            execFile(
+                pulumiCli(),
+                ["do", ...args, "--non-interactive", "--color", "never"],
+                { cwd: stack.projectDir, env: stack.environment(env), encoding: "utf8" },
+                (error, stdout, stderr) =>
+                    resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }),
+            ),
+        );
+        return { ...done, sent: requestsOf(sim) };
+    };
+    const listed = (out: string) => (JSON.parse(out) as Array<{ id: string; name: string }>).map((c) => c.id);
+
+    const all = await run([CONNECTION, "list", "--output", "json"]);
+    assert.equal(all.code, 0, all.stderr);
+    assert.deepEqual(
+        JSON.parse(all.stdout),
+        [orders, twin, other].map((c) => ({ id: c.id, name: c.name })),
+    );
+    assert.deepEqual(all.sent, ["GET /v2/integrations/webhook"], "one list read");
+    assert.ok(!all.stdout.includes(TOKEN), "nothing secret");
+    const narrowed = await run([CONNECTION, "list", "--story-id", STORY, "--name-prefix", "Tw", "--output", "json"]);
+    assert.deepEqual(listed(narrowed.stdout), [twin.id]);
+    assert.deepEqual(listed((await run([CONNECTION, "list", "--count", "2", "--output", "json"])).stdout), [
+        orders.id,
+        twin.id,
+    ]);
+    const legacy = await run([LEGACY, "list", "--output", "json"]);
+    assert.deepEqual(
+        JSON.parse(legacy.stdout).map((w: { name: string }) => w.name),
+        ["from-archive"],
+    );
+    const bad = await run([CONNECTION, "list", "--story-id", "short"]);
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /storyId: must be exactly 24 characters/);
+    assert.deepEqual(bad.sent, [], "refused before any request");
+    const unset = await run([CONNECTION, "list"], {});
+    assert.notEqual(unset.code, 0);
+    assert.match(unset.stderr, /No ChatBot developer access token is set/);
+
+    // Settings from --provider-file, none from the environment.
+    const providerFile = path.join(stack.scratch, "provider.pcl");
+    fs.writeFileSync(providerFile, `token = "${sim.token}"\napiUrl = "${sim.url}"\n`);
+    const read = await run(
+        [CONNECTION, "read", orders.id, "--provider-file", providerFile, "--input", "pcl", "--output", "json"],
+        {},
+    );
+    assert.equal(read.code, 0, read.stderr);
+    assert.deepEqual([JSON.parse(read.stdout).url, JSON.parse(read.stdout).token], [orders.url, "[secret]"]);
+    assert.deepEqual(read.sent, [`GET /v2/integrations/webhook/${orders.id}`]);
+
+    const fn = await run([
+        "chatbot:index:getWebhookConnection",
+        "--name",
+        "Orders",
+        "--story-id",
+        STORY,
+        "--output",
+        "json",
+    ]);
+    assert.equal(JSON.parse(fn.stdout).id, orders.id, fn.stderr);
+    assert.ok(!fn.stdout.includes(TOKEN), "a lookup holds no secret");
+
+    // `--stateless` before the type (a flag of `pulumi do`), `--yes` after the verb (its own).
+    const made = await run([
+        "--stateless",
+        CONNECTION,
+        "create",
+        "--yes",
+        "--story-id",
+        STORY,
+        "--url",
+        "https://do.example.com/h",
+        "--name",
+        "Made by do",
+        "--output",
+        "json",
+    ]);
+    assert.equal(made.code, 0, made.stderr);
+    const id = JSON.parse(made.stdout.slice(made.stdout.indexOf("{"))).id as string;
+    assert.deepEqual(made.sent, ["POST /v2/integrations/webhook", `GET /v2/integrations/webhook/${id}`]);
+    const patched = await run([
+        "--stateless",
+        CONNECTION,
+        "patch",
+        id,
+        "--url",
+        "https://do.example.com/patched",
+        "--yes",
+    ]);
+    assert.equal(patched.code, 0, patched.stderr);
+    assert.equal(sim.getConnection(id)?.url, "https://do.example.com/patched");
+    assert.ok(patched.sent.includes(`PUT /v2/integrations/webhook/${id}`), patched.sent.join(", "));
+    const deleted = await run(["--stateless", CONNECTION, "delete", id, "--yes"]);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.ok(deleted.sent.includes(`DELETE /v2/integrations/webhook/${id}`) && !sim.getConnection(id));
+    for (const c of [orders, twin, other]) sim.deleteConnection(c.id);
+}
+
+/** Every request the simulator saw, as `METHOD /path`. */
+const requestsOf = (sim: ChatbotSimulator) => sim.requests.map((r) => `${r.method} ${r.path}`);
+/** The simulator of the file, for `pulumiDo`. */
+let doSim: ChatbotSimulator | undefined;
 
 describe("the native provider plugin under the pulumi CLI", function () {
     this.timeout(300_000);
@@ -171,6 +314,7 @@ describe("the native provider plugin under the pulumi CLI", function () {
         sim = await installedTesting().ChatbotSimulator.start({
             stories: { [STORY]: "Shop", [OTHER_STORY]: "Support" },
         });
+        doSim = sim;
         partnerSim = await installedTesting().ChatbotSimulator.start({ stories: { [OTHER_STORY]: "Partner" } });
     });
     beforeEach(() => {
@@ -289,6 +433,28 @@ outputs:
         assert.equal(sim.getConnection(made.id)?.name, "orders");
         ok(await stack.run("destroy"));
         assert.equal(sim.listConnections().length + sim.listLegacyWebhooks().length, 0);
+
+        // The schema's examples in YAML, merged into one program in place of this one: a preview
+        // of the same stack runs every one (the lookups find what is added here; the second
+        // account is this one) and writes nothing.
+        const orders = sim.addConnection({ story: { id: STORY, name: "Shop" }, name: "Orders", url: ORDERS_URL });
+        const legacy = sim.addLegacyWebhook({ name: "Old", url: "https://old.example.org/hook" });
+        const yaml = path.join(project, "Pulumi.yaml");
+        const head = fs.readFileSync(yaml, "utf8").split("config:\n")[0];
+        fs.writeFileSync(yaml, head + yamlExamples(schemaExamples(installedSchema())));
+        await stack.setConfig(
+            examplesConfig({ partner: sim.url, partnerToken: sim.token }, { orders: orders.id, legacy: legacy.id }),
+        );
+        sim.resetRequests();
+        const previewed = ok(await stack.run("preview", { args: ["--diff"] }));
+        assert.deepEqual(
+            sim.requests.filter((r) => r.method !== "GET"),
+            [],
+            "the examples' preview writes nothing",
+        );
+        for (const name of EXAMPLE_RESOURCES) assert.match(previewed.stdout, new RegExp(`\\b${name}\\b`));
+        assert.ok(previewed.stdout.includes(ORDERS_URL), "getWebhookConnection found Orders");
+        assert.match(previewed.stdout, /https:\/\/old\.example\.org\/hook/, "getLegacyWebhook read it");
     });
 
     it("the release archive: `pulumi plugin install --file` takes it, and a project without plugins.providers uses it", async function () {
@@ -331,6 +497,7 @@ outputs:
             sim.listLegacyWebhooks().map((w) => w.name),
             ["from-archive"],
         );
+        await pulumiDo(stack);
         ok(await stack.run("destroy"));
     });
 
@@ -605,6 +772,77 @@ outputs:
                 ["POST", "DELETE"],
             );
             assert.equal(sim.listConnections()[0].story.id, OTHER_STORY);
+        });
+
+        it("refresh before update (chatbot:refreshBeforeUpdate): after one refresh a plain up puts a url changed by hand back with exactly its PUT; off again, a preview calls no API", async () => {
+            // The setting reaches the default provider with an up (a refresh runs the providers
+            // its state recorded); the refresh then flags each connection it reads.
+            await s.setConfig({ "chatbot:refreshBeforeUpdate": "true" });
+            sim.resetRequests();
+            ok(await s.run("up"));
+            assert.deepEqual(writes(), [], "a new provider setting writes nothing");
+            ok(await s.run("refresh"));
+            // The flag as the state keeps it (apitype.ResourceV3's `refreshBeforeUpdate`).
+            const flagged = ((await s.export()).deployment.resources ?? []).filter((r) =>
+                r.type.startsWith("chatbot:index:"),
+            ) as Array<{ urn: string; refreshBeforeUpdate?: boolean }>;
+            assert.ok(
+                flagged.length === 2 && flagged.every((r) => r.refreshBeforeUpdate === true),
+                JSON.stringify(flagged),
+            );
+
+            const [orders] = sim.listConnections();
+            sim.editConnection(orders.id, { url: "https://changed.example.com/by-hand" });
+            sim.resetRequests();
+            const preview = ok(await s.run("preview"));
+            assert.equal(preview.changes.update, 1, "the preview sees the change without --refresh");
+            assert.equal(requestsOf(sim).length, flagged.length, "one read per flagged resource, no write");
+            sim.resetRequests();
+            const fix = ok(await s.run("up"));
+            assert.equal(fix.changes.update, 1);
+            assert.deepEqual(writes(), [`PUT /v2/integrations/webhook/${orders.id}`]);
+            assert.equal(sim.getConnection(orders.id)?.url, "https://orders.example.com/hook");
+
+            // Off: an up gives the provider the setting, a refresh clears the flags.
+            await s.setConfig({ "chatbot:refreshBeforeUpdate": "false" });
+            ok(await s.run("up"));
+            ok(await s.run("refresh"));
+            sim.resetRequests();
+            ok(await s.run("preview", { expectNoChanges: true }));
+            assert.deepEqual(sim.requests, [], "a preview calls no API");
+        });
+
+        it("the stack's autonaming (pulumi:autonaming, enforced): a new connection takes the pattern's name, an explicit name wins, the existing keep theirs; without it nothing changes", async () => {
+            for (const [key, value] of [
+                ["pulumi:autonaming.pattern", "${project}-${stack}-${name}"],
+                ["pulumi:autonaming.enforce", "true"],
+            ]) {
+                const set = await s.pulumi(["config", "set", "--path", key, value]);
+                assert.equal(set.code, 0, set.stderr);
+            }
+            await s.setConfig({ bulk: "1", explicitName: "Chosen Name" });
+            sim.resetRequests();
+            const up = ok(await s.run("up"));
+            assert.equal(up.changes.create, 2);
+            assert.deepEqual(
+                writes().filter((w) => !w.startsWith("POST")),
+                [],
+                "the existing connections keep their names",
+            );
+            const names = sim.listConnections().map((c) => c.name);
+            assert.ok(names.includes("native-dev-bulk-0") && names.includes("Chosen Name"), names.join(", "));
+            assert.ok(!/does not support autonaming/.test(up.stdout + up.stderr), "the engine's warning is not given");
+
+            const removed = await s.pulumi(["config", "rm", "--path", "pulumi:autonaming"]);
+            assert.equal(removed.code, 0, removed.stderr);
+            await s.setConfig({ bulk: "0", explicitName: "" });
+            sim.resetRequests();
+            ok(await s.run("up"));
+            assert.deepEqual(
+                writes().map((w) => w.split(" ")[0]),
+                ["DELETE", "DELETE"],
+            );
+            ok(await s.run("preview", { expectNoChanges: true }));
         });
 
         it("`pulumi import` adopts with no write and prints code that, added to the program, shows no changes", async () => {

@@ -4,7 +4,8 @@
  * on 127.0.0.1 (the kit's handler, and one written from ChatBot's example backends, which answers
  * in the older `elements` format), the installed command reads the stack (its export, and its
  * config for the API's token and address) through the real pulumi CLI and the connections' secrets
- * through the simulator's single read, and exits 1 naming the bad one. One `up`, one destroy.
+ * through the simulator's single read, and exits 1 naming the bad one; without --allow-private it
+ * calls neither, their urls being on loopback, where ChatBot could not go. One `up`, one destroy.
  */
 import { strict as assert } from "assert";
 import * as path from "path";
@@ -97,7 +98,8 @@ describe("pulumi-chatbot probe --stack, through the real pulumi CLI", function (
 
     it("after `pulumi up`, exits 1 naming the backend in the older format, the other ok, no secret printed", async () => {
         calls = [];
-        const r = await probe(["--stack", "prod"]);
+        // The backends are on loopback, as in local development.
+        const r = await probe(["--stack", "prod", "--allow-private"]);
         assert.equal(r.code, 1, r.stdout + r.stderr);
         const [orders, example] = ["orders", "example"].map((name) =>
             sim.listConnections().find((c) => c.name === name)!,
@@ -123,6 +125,21 @@ describe("pulumi-chatbot probe --stack, through the real pulumi CLI", function (
         for (const secret of [TOKEN, PASSWORD, HEADER, sim.token]) {
             assert.ok(!(r.stdout + r.stderr).includes(secret), `${secret} was printed`);
         }
+    });
+
+    it("without --allow-private, calls neither backend: each line says its loopback address was refused", async () => {
+        calls = [];
+        const r = await probe(["--stack", "prod"]);
+        assert.equal(r.code, 1, r.stdout + r.stderr);
+        const lines = r.stdout.trim().split("\n");
+        assert.equal(lines.length, 3, r.stdout);
+        for (const line of lines.slice(0, 2)) {
+            assert.match(
+                line,
+                /^FAIL {2}webhook connection .*: verification request: refused to call http:\/\/127\.0\.0\.1:\d+\/.*: 127\.0\.0\.1 is a loopback address, which ChatBot cannot reach from the internet/,
+            );
+        }
+        assert.deepEqual(calls, [], "no backend was called");
     });
 
     it("a stack that does not exist: exit 2, the pulumi CLI's words naming it, no stack trace", async () => {

@@ -52,6 +52,7 @@ describe("an explicit Provider's settings, each changed, through the real CLI", 
         },
         apiUrl: () => s!.declare(provider({ apiUrl: `${sim.url}/` })),
         retryMaxElapsedMs: () => s!.declare(provider({ retryMaxElapsedMs: 120_000 })),
+        refreshBeforeUpdate: () => s!.declare(provider({ refreshBeforeUpdate: true })),
     };
 
     for (const setting of Object.keys(SETTINGS) as Array<keyof typeof SETTINGS>) {

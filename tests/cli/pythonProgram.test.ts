@@ -16,7 +16,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 import type { ChatbotSimulator } from "pulumi-chatbot/testing";
-import { emptySimulator, installedTesting, root } from "../helpers/support";
+import { emptySimulator, installedSchema, installedTesting, root } from "../helpers/support";
 import {
     CHANGES_EXIT_CODE,
     isSecret,
@@ -30,6 +30,7 @@ import {
 import { exampleConfig, PLUGIN_DIR, python, pythonVenv } from "../helpers/languagePrograms";
 import { addLookupTargets, assertOnlyLookupTargetsLeft, lookupsThroughReplacement } from "../helpers/lookups";
 import { policyPackArgs, policyViolations } from "../helpers/policyPack";
+import { EXAMPLE_RESOURCES, examplesConfig, pythonExamples, schemaExamples } from "../helpers/schemaExamples";
 
 /** The lookups program of tests/helpers/lookups.ts, in Python: added to examples/python's program,
  *  on once `lookupName` is set, through the example's `partner`. */
@@ -302,6 +303,26 @@ describe("a Python program (examples/python) under the pulumi CLI", function () 
         assert.deepEqual(writes(sim).sort(), deleted(orders?.id, support?.id, existing.id, moved?.id));
         assert.deepEqual(writes(partnerSim), deleted(theirs[0].id), "the second account's, through its provider");
         assertOnlyLookupTargetsLeft(sim, partnerSim, targets);
+
+        // The schema's examples, in Python as its docstrings show them, added to the program:
+        // a preview runs every one (the lookups find what addLookupTargets made) and writes nothing.
+        const examples = schemaExamples(installedSchema());
+        const module = path.join(project as string, "doc_examples.py");
+        const { module: examplesCode, entry } = pythonExamples(examples, module);
+        fs.writeFileSync(module, examplesCode);
+        fs.appendFileSync(path.join(project as string, "__main__.py"), entry);
+        await s.setConfig({
+            docExamples: "true",
+            ...examplesConfig({ partner: partnerSim.url, partnerToken: partnerSim.token }, targets),
+        });
+        sim.resetRequests();
+        partnerSim.resetRequests();
+        const previewed = ok(await s.run("preview", { args: ["--diff"] }));
+        assert.deepEqual([...writes(sim), ...writes(partnerSim)], [], "the examples' preview writes nothing");
+        for (const name of EXAMPLE_RESOURCES) assert.match(previewed.stdout, new RegExp(`\\b${name}\\b`));
+        assert.match(previewed.stdout, /https:\/\/orders\.example\.com\/by-hand/, "getWebhookConnection found Orders");
+        assert.match(previewed.stdout, /https:\/\/old\.example\.org\/hook/, "getLegacyWebhook read it");
+
         assert.equal(pythonVenv(), venv, "one virtual environment for the run");
         assert.equal(fs.statSync(path.join(venv, ".complete")).mtimeMs, venvMadeAt, "not made again");
     });

@@ -7,10 +7,24 @@
  * tests/cli/program.test.ts.
  */
 import { strict as assert } from "assert";
-import type { ChatbotSimulator } from "pulumi-chatbot/testing";
+import * as fs from "fs";
+import * as path from "path";
+import type { ChatbotSimulator, ChatTraffic } from "pulumi-chatbot/testing";
+import { createWebhookHandler, sampleWebhookRequest, text } from "../../provider/webhook";
 import { CheckFailed, providerModule, ResourceSteps } from "../helpers/providerSteps";
-import { installedTesting, emptySimulator } from "../helpers/support";
-import { CONNECTION_TYPE, declareStack, ok, OTHER_STORY, plain, STORY, type Declared } from "../helpers/pulumi";
+import { installedTesting, emptySimulator, loopbackServers, runInstalledCommand } from "../helpers/support";
+import {
+    CHANGES_EXIT_CODE,
+    CONNECTION_TYPE,
+    declareStack,
+    ok,
+    OTHER_STORY,
+    plain,
+    pulumiCli,
+    STORY,
+    type Declared,
+    type RunResult,
+} from "../helpers/pulumi";
 
 /** Secret values used below: none may appear in an error. */
 const TOKEN = "tok-7f1c2e9a-webhook-secret";
@@ -296,5 +310,217 @@ describe("WebhookConnection under the pulumi CLI: settings", function () {
         const [made] = await env.stack.resources(CONNECTION_TYPE);
         assert.equal((plain(made.outputs) as Record<string, unknown>).url, "https://backend.example.com/orders");
         assert.equal(sim.listConnections().length, 1);
+    });
+
+    // The recipe of docs/webhook-kit.md ("Rotating a token, a password or a header"), continuing
+    // the stack above: the backend is a resource of the program (a deployment writing what it
+    // accepts), and ChatBot calls the connection all through each `pulumi up`, with whatever the
+    // connection holds at that moment.
+    it("a rotation of the token, a password and a header, ChatBot calling all along: no call refused, the old refused after; drift by hand shows and up --refresh puts the program's back; probe --stack passes at each step", async function () {
+        this.timeout(900_000);
+        const servers = loopbackServers();
+        const generation = (g: string) => ({
+            token: `tok-${g}-rotation-secret`,
+            password: `pw-${g}-rotation-secret`,
+            header: `hv-${g}-rotation-secret`,
+        });
+        type Generation = ReturnType<typeof generation>;
+        const [A, B, C] = ["a", "b", "c"].map(generation);
+        const secrets = [A, B, C].flatMap((g) => Object.values(g));
+        const label = (token: string | null) =>
+            token === null ? "none" : (["A", "B", "C"][[A, B, C].findIndex((g) => g.token === token)] ?? "other");
+
+        // The backend as deployed: the kit's Node handler made anew from what the last deploy wrote.
+        const deployTo = path.join(path.dirname(env.stack.projectDir), "backend-deployed.json");
+        const backendLog: string[] = [];
+        const accepted: string[] = []; // the generation of each call's token the backend answered 200
+        let deployed = "";
+        let kit: ReturnType<typeof createWebhookHandler> | undefined;
+        const backendUrl = await servers.listen((req, res) => {
+            if (!fs.existsSync(deployTo)) return void res.writeHead(503).end();
+            const now = fs.readFileSync(deployTo, "utf8");
+            if (now !== deployed) {
+                const a = JSON.parse(now) as { tokens: string[]; passwords: string[]; headers: string[] };
+                kit = createWebhookHandler(() => ({ responses: [text("Your order has shipped")] }), {
+                    token: a.tokens,
+                    auth: a.passwords.map((password) => ({ username: "chatbot", password })),
+                    headers: { "X-Env": a.headers },
+                    logger: { warn: (m) => backendLog.push(m), error: (m) => backendLog.push(m) },
+                });
+                deployed = now;
+            }
+            const token = new URL(req.url ?? "/", "http://x").searchParams.get("token");
+            res.on("finish", () => req.method === "POST" && res.statusCode === 200 && accepted.push(label(token)));
+            kit!(req, res);
+        });
+        const runs: RunResult[] = [];
+        try {
+            await env.declare([
+                {
+                    kind: "Backend",
+                    name: "backend",
+                    args: {
+                        deployTo,
+                        accepts: {
+                            tokens: { secretConfig: "backendTokens", json: true },
+                            passwords: { secretConfig: "backendPasswords", json: true },
+                            headers: { secretConfig: "backendHeaders", json: true },
+                        },
+                    },
+                },
+                {
+                    kind: "WebhookConnection",
+                    name: "orders",
+                    args: {
+                        storyId: STORY,
+                        url: `${backendUrl}/orders`,
+                        token: { secretConfig: "hookToken" },
+                        auth: { username: "chatbot", password: { secretConfig: "hookPassword" } },
+                        headers: { "X-Env": { secretConfig: "hookHeader" } },
+                    },
+                    // The connection waits for the backend's deploy: what lets one up do two steps.
+                    options: { dependsOn: ["backend"] },
+                },
+            ]);
+            /** What the backend accepts, and what the connection sends: the program's stack config. */
+            const configure = (backend: Generation[], connection: Generation) =>
+                env.stack.setConfig({
+                    backendTokens: { secret: JSON.stringify(backend.map((g) => g.token)) },
+                    backendPasswords: { secret: JSON.stringify(backend.map((g) => g.password)) },
+                    backendHeaders: { secret: JSON.stringify(backend.map((g) => g.header)) },
+                    hookToken: { secret: connection.token },
+                    hookPassword: { secret: connection.password },
+                    hookHeader: { secret: connection.header },
+                });
+            const ordersId = () => sim.listConnections().find((c) => c.name === "orders")!.id;
+            /** As a pipeline's post-deploy step (examples/pipelines.md); loopback urls need --allow-private. */
+            const probeStack = async (step: string) => {
+                const probed = await runInstalledCommand(["probe", "--stack", env.stack.name, "--allow-private"], {
+                    env: env.stack.environment({
+                        PATH: `${path.dirname(pulumiCli())}${path.delimiter}${process.env.PATH ?? ""}`,
+                    }),
+                    cwd: env.stack.projectDir,
+                });
+                assert.equal(probed.code, 0, `${step}: probe --stack\n${probed.stdout}${probed.stderr}`);
+                for (const secret of secrets) assert.ok(!(probed.stdout + probed.stderr).includes(secret));
+            };
+            const traffic: Array<ChatTraffic & { step: string; tokens: string[] }> = [];
+            /** `pulumi up` while ChatBot calls the connection, on its own and bounded; then probe --stack. */
+            const upDuringChats = async (step: string, flags: { refresh?: boolean } = {}) => {
+                accepted.length = 0;
+                const chats = sim.chatTraffic(ordersId(), { intervalMs: 20, maxCalls: 5000, maxMs: 300_000 });
+                let r: RunResult;
+                try {
+                    r = await env.stack.run("up", flags);
+                } finally {
+                    traffic.push({ step, ...(await chats.stop()), tokens: [...new Set(accepted)] });
+                }
+                runs.push(r);
+                ok(r);
+                await probeStack(step);
+                return r;
+            };
+
+            // ChatBot verifies the url and every new token, as a real rotation meets it.
+            sim.verifyWebhooks = true;
+            // Before the rotation: the connection moves to the backend, which accepts A alone.
+            await configure([A], A);
+            const start = await env.stack.run("up");
+            runs.push(start);
+            ok(start);
+            await probeStack("start");
+            assert.equal(sim.getConnection(ordersId())!.token, A.token);
+
+            // 1. The backend accepts both; the connection still sends the old.
+            await configure([B, A], A);
+            await upDuringChats("1. backend accepts B and A");
+
+            // Drift during the rotation: someone switches the connection to B by hand. A drift check
+            // shows it and changes nothing; up --refresh puts the program's A back. No chat fails:
+            // the backend accepts both.
+            sim.editConnection(ordersId(), { token: B.token });
+            const drift = await env.stack.run("preview", { refresh: true, expectNoChanges: true });
+            runs.push(drift);
+            assert.equal(drift.code, CHANGES_EXIT_CODE, drift.stdout + drift.stderr);
+            assert.ok(
+                drift.events.some(
+                    (e) =>
+                        e.resourcePreEvent?.metadata.op === "update" &&
+                        e.resourcePreEvent.metadata.urn.endsWith("::orders"),
+                ),
+                "the drift check plans to put orders back",
+            );
+            assert.equal(sim.getConnection(ordersId())!.token, B.token, "a drift check writes nothing");
+            await upDuringChats("drift put back", { refresh: true });
+            assert.equal(sim.getConnection(ordersId())!.token, A.token, "the program's token is back");
+
+            // 2. The connection switches.
+            await configure([B, A], B);
+            await upDuringChats("2. connection switches to B");
+            assert.deepEqual(sim.getConnection(ordersId())!.auth, { username: "chatbot", password: B.password });
+
+            // 3. The backend drops the old.
+            await configure([B], B);
+            await upDuringChats("3. backend drops A");
+
+            // The same rotation in two ups: the connection depends on the backend, so one up
+            // deploys the backend accepting both, then switches the connection.
+            await configure([C, B], C);
+            const both = await upDuringChats("1+2 in one up: backend accepts C and B, connection switches to C");
+            const finished = both.steps.map((x) => x.name);
+            assert.ok(
+                finished.indexOf("backend") >= 0 && finished.indexOf("backend") < finished.indexOf("orders"),
+                `the backend's deploy finished before the connection's update: ${finished.join(", ")}`,
+            );
+            await configure([C], C);
+            await upDuringChats("3. backend drops B");
+
+            const made = traffic.reduce((n, t) => n + t.calls, 0);
+            console.log(
+                `      ChatBot's calls during each up: ${traffic.map((t) => `${t.step}: ${t.calls} (${t.refused.length} refused)`).join("; ")}`,
+            );
+            for (const t of traffic) {
+                assert.deepEqual(t.refused, [], `${t.step}: calls refused`);
+                assert.ok(t.calls >= 3, `${t.step}: ChatBot called ${t.calls} times`);
+            }
+            assert.ok(made > 0);
+            // Calls spanned each switch: the old token before it, the new after, both answered.
+            assert.deepEqual(traffic[2].tokens.sort(), ["A", "B"], traffic[2].step);
+            assert.deepEqual(traffic[3].tokens, ["B"], traffic[3].step);
+            assert.deepEqual(traffic[4].tokens.sort(), ["B", "C"], traffic[4].step);
+
+            // After the last step: the old of each is refused (401), the new accepted.
+            const call = async (c: Generation) => {
+                const res = await fetch(`${backendUrl}/orders?token=${encodeURIComponent(c.token)}`, {
+                    method: "POST",
+                    headers: {
+                        "content-type": "application/json",
+                        authorization: `Basic ${Buffer.from(`chatbot:${c.password}`).toString("base64")}`,
+                        "X-Env": c.header,
+                    },
+                    body: JSON.stringify(sampleWebhookRequest),
+                });
+                return { status: res.status, body: await res.text() };
+            };
+            assert.equal((await call(C)).status, 200);
+            for (const [what, old] of [
+                ["token", { ...C, token: B.token }],
+                ["password", { ...C, password: B.password }],
+                ["header", { ...C, header: B.header }],
+            ] as const) {
+                const r = await call(old);
+                assert.equal(r.status, 401, `the old ${what}`);
+                for (const secret of secrets) assert.ok(!r.body.includes(secret));
+            }
+            assert.ok((await sim.callWebhook(ordersId())).ok, "ChatBot's call with the new values");
+            assert.equal(backendLog.length, 3, backendLog.join("\n"));
+            for (const line of backendLog) for (const secret of secrets) assert.ok(!line.includes(secret), line);
+            const exported = JSON.stringify(await env.stack.export());
+            for (const secret of secrets) assert.ok(!exported.includes(secret), "a secret in plain text in state");
+            for (const r of runs) for (const secret of secrets) assert.ok(!(r.stdout + r.stderr).includes(secret));
+        } finally {
+            sim.verifyWebhooks = false;
+            await servers.closeAll();
+        }
     });
 });

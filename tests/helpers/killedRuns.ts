@@ -287,25 +287,27 @@ export async function upKillMatrix(sim: ChatbotSimulator, m: KillMatrix): Promis
     }
 }
 
-/** The steps of one stack's life that killLifecycle kills, in this order. */
-export type LifeStep = "create" | "update" | "destroy";
+/** The steps of one stack's life that killLifecycle breaks, in this order. */
+export type LifeStep = "create" | "update" | "refused" | "destroy";
 
 /**
- * One stack of 10 connections (8 v2, 2 legacy) killed once at each step of its life, each kill at
- * a fixed moment (no seed: the same every run) and followed by `recover` (the dead run's lock
+ * One stack of 10 connections (8 v2, 2 legacy) broken once at each step of its life, each at a
+ * fixed moment (no seed: the same every run) and followed by `recover` (the dead run's lock
  * seen and removed, nothing secret printed) and the next run, converged as in upKillMatrix:
  * - "create": its first `up`, killed once 5 of its 10 creates have been answered (the others in
  *   flight);
  * - "update": a program that updates every url (6 updates), replaces 2 through a new story, deletes
  *   2 and creates 2, its `up` killed once 3 updates have been answered (the others, and the
  *   replacements' creates, in flight; the deletes, which the engine runs last, not yet begun);
+ * - "refused": a program that adds 4 connections, its `up` not killed but failing by itself, the
+ *   state backend refusing the checkpoint's writes mid-run (refusedCheckpointUp);
  * - "destroy": `destroy` killed once half its deletes have been answered, then `recover` and
  *   `destroy`: nothing left.
  * The cheap counterpart of the seeded matrices (tests/kill/), for `npm test`: a kill of each kind,
  * on one stack. Returns a line per step.
  */
 export async function killLifecycle(sim: ChatbotSimulator, m: KillStore & { steps?: LifeStep[] }): Promise<string[]> {
-    const steps = m.steps ?? ["create", "update", "destroy"];
+    const steps = m.steps ?? ["create", "update", "refused", "destroy"];
     const made = await declareStack(sim, { config: SECRET_CONFIG, env: await m.store.namespace(), native: m.native });
     const { stack, declare } = made;
     const types = m.native ? nativeTypes : undefined;
@@ -320,6 +322,14 @@ export async function killLifecycle(sim: ChatbotSimulator, m: KillStore & { step
             if (step === "destroy") {
                 const held = sim.listConnections().length + sim.listLegacyWebhooks().length;
                 report.push(await killDestroy(sim, stack, m, { method: "DELETE", count: Math.ceil(held / 2) }, step));
+                continue;
+            }
+            if (step === "refused") {
+                // Appended, so the kinds declared() gives by position stay: 4 v2 creates, no change.
+                names = [...names, "r0", "r1", "r2", "r3"];
+                const want = declared(names, version, story);
+                await declare(want);
+                report.push(await refusedCheckpointUp(sim, stack, m, want, types));
                 continue;
             }
             if (step === "update") {
@@ -356,6 +366,60 @@ export async function killLifecycle(sim: ChatbotSimulator, m: KillStore & { step
         emptySimulator(sim);
         made.dispose();
     }
+}
+
+/**
+ * The "refused" step of killLifecycle (issue 66): `up` of a program that adds 4 connections,
+ * the state backend refusing every write of the checkpoint once the third create has been
+ * answered (its read-back still in flight), so that its end is never recorded. The CLI retries
+ * the write for about 32 s (pkg/backend/diy/state.go, saveCheckpoint), then the run fails by
+ * itself: exit 1, its history entry "failed", its lock removed, and the checkpoint holding the
+ * third create as pending though ChatBot made it. With the backend back, `recover` finds that run
+ * in the history (no lock), adopts what it made, and `up` converges. `--parallel 1`: one create
+ * in flight, so one refused write to wait for, not one per create.
+ */
+async function refusedCheckpointUp(
+    sim: ChatbotSimulator,
+    stack: PulumiStack,
+    m: KillStore,
+    want: Declared[],
+    types?: string[],
+): Promise<string> {
+    assert.ok(m.store.refuseCheckpointWrites, `${m.store.name} cannot refuse a checkpoint's writes here`);
+    const env = stack.environment();
+    const before = sim.requests.length;
+    const creates = () => sim.requests.slice(before).filter((q) => q.method === "POST").length;
+    let accept: (() => void) | undefined;
+    let finished = false;
+    const began = Date.now();
+    const running = stack.run("up", { parallel: 1 }).finally(() => (finished = true));
+    try {
+        while (!finished && !accept) {
+            if (creates() >= 3) accept = m.store.refuseCheckpointWrites(env, "declare", stack.name);
+            await new Promise((r) => setTimeout(r, 5));
+        }
+        const r = await running;
+        assert.ok(accept, `the up ended before its third create:\n${r.stdout}`);
+        assert.notEqual(r.code, 0, "the up fails once its checkpoint cannot be written");
+        assert.match(r.stdout + r.stderr, /failed to save snapshot/);
+    } finally {
+        accept?.();
+    }
+    const failedInMs = Date.now() - began;
+    assert.deepEqual(await m.store.locks(env), [], "a run that ends by itself removes its lock");
+    const pending = (await stack.export()).deployment.pending_operations ?? [];
+    const recorded = (await stack.resources()).filter((x) => !types || types.includes(x.type)).length;
+    const held = sim.listConnections().length + sim.listLegacyWebhooks().length;
+    assert.equal(pending.length, 1, "the create whose end was refused is pending");
+    assert.equal(held, recorded + 1, "and ChatBot holds what it made");
+    const r = await recoverRun(stack);
+    assert.equal(r.code, 0, `recover failed:\n${r.stdout}${r.stderr}`);
+    assert.match(r.stdout, /^the run that left the pending creates began at \S+ \(its history entry: update failed\)/m);
+    const adopted = r.stdout.split("\n").filter((l) => /^adopt /.test(l)).length;
+    assert.equal(adopted, 1, `what the failed run made is adopted, not cleared:\n${r.stdout}`);
+    for (const s of [...SECRETS, ...(m.secrets ?? [])]) assert.ok(!(r.stdout + r.stderr).includes(s), "no secret");
+    await assertConverged(sim, stack, want, types);
+    return `refused: the checkpoint's writes refused from the third create's end; up failed by itself in ${Math.round(failedInMs / 1000)} s (its lock removed, 1 create pending); ${adopted} adopted; converged`;
 }
 
 /** `pulumi destroy` of 20 connections killed at `rounds` seeded moments (a new stack each);

@@ -40,7 +40,8 @@ export const LEGACY_TYPE = "pulumi-nodejs:dynamic/chatbot:LegacyWebhook";
 /** A resource of tests/programs/declare.js. */
 export interface Declared {
     /** "Provider": the native plugin's explicit provider (with `native`), named by `options.provider`. */
-    kind: ResourceType | "Provider";
+    /** "Backend": a webhook backend's deployment, its `accepts` written to the file `deployTo`. */
+    kind: ResourceType | "Provider" | "Backend";
     name: string;
     args?: Record<string, unknown>;
     options?: Record<string, unknown>;

@@ -26,6 +26,10 @@ export interface StateStore {
     namespace(): Promise<Record<string, string>>;
     /** The keys of the lock objects in the namespace of `env` (the stack's environment). */
     locks(env: NodeJS.ProcessEnv): Promise<string[]>;
+    /** Makes the backend refuse every write of a stack's checkpoint and nothing else (its lock
+     *  and history files are still written), as a proxy that limits uploads refuses a big
+     *  checkpoint; returns what makes it accept them again. Where a test can do so cheaply. */
+    refuseCheckpointWrites?(env: NodeJS.ProcessEnv, project: string, stack: string): () => void;
 }
 
 let folders: string | undefined;
@@ -47,6 +51,26 @@ export const folderStore: StateStore = {
             .readdirSync(dir, { recursive: true })
             .map(String)
             .filter((f) => f.endsWith(".json"));
+    },
+    refuseCheckpointWrites(env, project, stack) {
+        // Pulumi writes a folder's files through gocloud.dev's fileblob, which writes a file's
+        // `.attrs` sidecar in place before it renames the new data into place (writerWithSidecar
+        // .Close): a folder where the sidecar goes fails every write of that one file (EISDIR),
+        // for root too, whom a read-only mode would not stop.
+        const root = new URL(env.PULUMI_BACKEND_URL!).pathname;
+        const sidecar = path.join(root, ".pulumi", "stacks", project, `${stack}.json.attrs`);
+        for (;;) {
+            fs.rmSync(sidecar, { force: true });
+            try {
+                fs.mkdirSync(sidecar);
+                break;
+            } catch (e) {
+                // A write put the sidecar back between the two: again.
+                if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+            }
+        }
+        // A missing sidecar reads as none (fileblob's getAttrs).
+        return () => fs.rmSync(sidecar, { recursive: true, force: true });
     },
 };
 

@@ -7,6 +7,7 @@ import * as fs from "fs";
 import * as http from "http";
 import type { AddressInfo } from "net";
 import * as path from "path";
+import type { SchemaDescriptions } from "./schemaExamples";
 import { createRequire } from "module";
 import type * as Package from "pulumi-chatbot";
 import type * as Testing from "pulumi-chatbot/testing";
@@ -40,6 +41,14 @@ export function installedPackage(): typeof Package {
 
 export function installedTesting(): typeof Testing {
     return installedRequire("pulumi-chatbot/testing");
+}
+
+/** The installed native plugin's package schema, as `pulumi package get-schema` prints it. */
+export function installedSchema(): SchemaDescriptions {
+    const schema = require(path.join(root, "node_modules", "pulumi-chatbot", "dist", "native", "schema.js")) as {
+        packageSchema(): SchemaDescriptions;
+    };
+    return schema.packageSchema();
 }
 
 export interface CommandResult {

@@ -36,6 +36,41 @@ async function invoke(fn: string, args: Record<string, unknown>): Promise<any> {
     return (await call("invoke", request)).getReturn().toJavaScript();
 }
 
+/** What the plugin's `List` streamed for `request`: each result, a continuation token, whether
+ *  it answered "computed"; its error (with the gRPC code) rejected. */
+function list(
+    token: string,
+    query: Record<string, unknown>,
+    page: { limit?: number; pageSize?: number; continuation?: string } = {},
+): Promise<{ results: Array<{ id: string; name: string }>; continuation?: string; computed: boolean }> {
+    const request = new proto.ListRequest()
+        .setToken(`chatbot:index:${token}`)
+        .setQuery(structProto.Struct.fromJavaScript(query))
+        .setLimit(page.limit ?? 0)
+        .setPageSize(page.pageSize ?? 0)
+        .setContinuationToken(page.continuation ?? "");
+    return new Promise((resolve, reject) => {
+        const out: { results: Array<{ id: string; name: string }>; continuation?: string; computed: boolean } = {
+            results: [],
+            computed: false,
+        };
+        const stream = {
+            request,
+            write(message: any) {
+                if (message.hasResult()) {
+                    out.results.push({ id: message.getResult().getId(), name: message.getResult().getName() });
+                }
+                if (message.hasContinuation()) out.continuation = message.getContinuation().getContinuationToken();
+                if (message.hasComputed()) out.computed = true;
+            },
+            end: () => resolve(out),
+            emit: (_event: string, e: { message: string; code: number }) =>
+                reject(Object.assign(new Error(e.message), { code: e.code })),
+        };
+        (service.list as unknown as (call: typeof stream) => void)(stream);
+    });
+}
+
 const secret = (value: unknown) => ({ [SECRET_SIG]: "1b47061264138c4ac30d75fd1eb44270", value });
 
 describe("the native plugin's lookup functions (Invoke)", function () {
@@ -176,6 +211,79 @@ describe("the native plugin's lookup functions (Invoke)", function () {
         );
         const other = (await invoke("getWebhookConnections", { storyId: OTHER_STORY })).items;
         assert.deepEqual(other, [all[1]]);
+    });
+
+    it("List (`pulumi do <Type> list`): one list read streamed, id and name only, narrowed as the list functions are", async () => {
+        sim.resetRequests();
+        const all = await list("WebhookConnection", {});
+        assert.deepEqual(
+            all.results.map((r) => r.id),
+            [ids.orders, ids.ordersOther, ids.twin1, ids.twin2],
+        );
+        assert.deepEqual(all.results[0], { id: ids.orders, name: "Orders" });
+        assert.equal(all.continuation, undefined, "no limit: everything, no continuation");
+        assert.ok(!JSON.stringify(all).includes("lk-"), "nothing secret");
+        const shopTwins = await list("WebhookConnection", { storyId: STORY, namePrefix: "Tw" });
+        assert.deepEqual(
+            shopTwins.results.map((r) => r.id),
+            [ids.twin1, ids.twin2],
+        );
+        const legacy = await list("LegacyWebhook", { namePrefix: "O" });
+        assert.deepEqual(legacy.results, [{ id: ids.legacy, name: "Old" }]);
+        assert.deepEqual(
+            sim.requests.map((r) => `${r.method} ${r.path}`),
+            ["GET /v2/integrations/webhook", "GET /v2/integrations/webhook", "GET /webhooks"],
+            "one list read each",
+        );
+    });
+
+    it("List in pages where a limit or page size is asked: a continuation token while more are left, each page after the last item sent", async () => {
+        const first = await list("WebhookConnection", {}, { limit: 3 });
+        assert.deepEqual(
+            first.results.map((r) => r.id),
+            [ids.orders, ids.ordersOther, ids.twin1],
+        );
+        assert.ok(first.continuation, "more are left");
+        const second = await list("WebhookConnection", {}, { limit: 3, continuation: first.continuation });
+        assert.deepEqual(
+            second.results.map((r) => r.id),
+            [ids.twin2],
+        );
+        assert.equal(second.continuation, undefined, "the last page");
+        const paged = await list("WebhookConnection", { namePrefix: "Twin" }, { pageSize: 1 });
+        assert.deepEqual(
+            paged.results.map((r) => r.id),
+            [ids.twin1],
+        );
+        const next = await list(
+            "WebhookConnection",
+            { namePrefix: "Twin" },
+            { pageSize: 1, continuation: paged.continuation },
+        );
+        assert.deepEqual(
+            next.results.map((r) => r.id),
+            [ids.twin2],
+        );
+        await assert.rejects(list("WebhookConnection", {}, { continuation: "not-ours" }), /continuation token/);
+    });
+
+    it("List refuses a storyId that breaks its check, an argument it does not take, or an unknown type, naming it, before any request; an unknown query is computed", async () => {
+        sim.resetRequests();
+        const INVALID_ARGUMENT = 3;
+        await assert.rejects(list("WebhookConnection", { storyId: "short" }), (e: Error & { code: number }) => {
+            assert.match(e.message, /storyId: must be exactly 24 characters/);
+            assert.equal(e.code, INVALID_ARGUMENT);
+            return true;
+        });
+        await assert.rejects(
+            list("LegacyWebhook", { storyId: STORY }),
+            /storyId is not a list argument \(namePrefix are\)/,
+        );
+        await assert.rejects(list("WebhookConnection", { namePrefix: 7 }), /namePrefix must be a string/);
+        await assert.rejects(list("Nothing", {}), /unknown resource type chatbot:index:Nothing/);
+        const unknown = await list("WebhookConnection", { storyId: "04da6b54-80e4-46f7-96ec-b56ff0331ba9" });
+        assert.deepEqual(unknown, { results: [], computed: true });
+        assert.deepEqual(sim.requests, [], "nothing was read");
     });
 
     it("getLegacyWebhooks: id, name and url of each", async () => {

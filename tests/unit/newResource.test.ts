@@ -289,14 +289,20 @@ describe("the native plugin's DiffConfig, in-process", () => {
                 (e: unknown, value: unknown) => (e ? reject(e) : resolve(value)),
             ),
         );
-    const settings = { token: "t-1", apiUrl: "https://api.example.com", retryMaxElapsedMs: 60_000 };
+    const settings = {
+        token: "t-1",
+        apiUrl: "https://api.example.com",
+        retryMaxElapsedMs: 60_000,
+        refreshBeforeUpdate: false,
+    };
 
     it("compares every setting the schema declares, naming each that changed", async () => {
-        assert.deepEqual(server.SETTING_NAMES, ["token", "apiUrl", "retryMaxElapsedMs"]);
+        assert.deepEqual(server.SETTING_NAMES, ["token", "apiUrl", "retryMaxElapsedMs", "refreshBeforeUpdate"]);
         for (const [key, value] of Object.entries({
             token: "t-2",
             apiUrl: "https://b.example.com",
             retryMaxElapsedMs: 1,
+            refreshBeforeUpdate: true,
         })) {
             const answer = await diffConfig(settings, { ...settings, [key]: value });
             assert.equal(answer.getChanges(), proto.DiffResponse.DiffChanges.DIFF_SOME, key);

@@ -311,6 +311,9 @@ describe("pulumi-chatbot probe", function () {
         after(() => sim.close());
         beforeEach(() => emptySimulator(sim));
 
+        /** The account's backends here are on loopback, as in local development: ChatBot could not call them. */
+        const ALLOW = "--allow-private";
+
         const apiEnv = (extra: NodeJS.ProcessEnv = {}) => ({
             CHATBOT_TOKEN: sim.token,
             CHATBOT_API_URL: sim.url,
@@ -346,7 +349,7 @@ describe("pulumi-chatbot probe", function () {
 
         it("--all probes every connection and legacy webhook with its own url, token, headers and auth", async () => {
             const s = seed();
-            const r = await run(["--all"], apiEnv());
+            const r = await run(["--all", ALLOW], apiEnv());
             assert.equal(r.code, 1, r.stdout + r.stderr);
             const lines = r.stdout.trim().split("\n");
             assert.equal(lines.length, 4);
@@ -375,7 +378,7 @@ describe("pulumi-chatbot probe", function () {
             );
             assertNoSecret(r, sim.token);
 
-            const json = await run(["--all", "--json"], apiEnv());
+            const json = await run(["--all", "--json", ALLOW], apiEnv());
             const out = JSON.parse(json.stdout) as JsonReport;
             assert.equal(out.ok, false);
             assert.deepEqual(out.summary, { backends: 3, ok: 2, failing: 1 });
@@ -393,7 +396,7 @@ describe("pulumi-chatbot probe", function () {
         it("--all keeps within the client's in-flight limit (CHATBOT_MAX_IN_FLIGHT), probes and reads alike", async () => {
             for (let i = 0; i < 6; i++) sim.addConnection({ story: STORY, name: `c${i}`, url: `${counting}/hook` });
             sim.resetRequests();
-            const r = await run(["--all"], apiEnv({ CHATBOT_MAX_IN_FLIGHT: "2" }));
+            const r = await run(["--all", ALLOW], apiEnv({ CHATBOT_MAX_IN_FLIGHT: "2" }));
             assert.equal(r.code, 0, r.stdout + r.stderr);
             assert.equal(r.stdout.trim().split("\n").pop(), "probe: 6 backends answer as ChatBot requires.");
             assert.equal(mostHeld, 2, "two backends' requests at once: concurrent, and no more than the limit");
@@ -456,7 +459,7 @@ describe("pulumi-chatbot probe", function () {
                 { type: LEGACY_TYPE, id: s.legacy.id, name: "legacy" },
                 { type: CONNECTION_TYPE, id: gone, name: "gone" },
             ]);
-            const r = await run(["--stack", "prod"], apiEnv(), pulumi);
+            const r = await run(["--stack", "prod", ALLOW], apiEnv(), pulumi);
             assert.equal(r.code, 1, r.stdout + r.stderr);
             const lines = r.stdout.trim().split("\n");
             assert.equal(lines.length, 4);
@@ -484,7 +487,7 @@ describe("pulumi-chatbot probe", function () {
                 CHATBOT_API_URL: "http://127.0.0.1:9",
                 CHATBOT_RETRY_BASE_MS: "1",
             };
-            const r = await run(["--stack", "prod"], env, pulumi);
+            const r = await run(["--stack", "prod", ALLOW], env, pulumi);
             assert.equal(r.code, 0, r.stdout + r.stderr);
             assert.match(r.stdout, /^ok {4}webhook connection "orders"/m);
             assertNoSecret(r, sim.token);

@@ -67,6 +67,20 @@ describe("pulumi-chatbot sweep", () => {
         assert.ok(!r.stdout.includes(sim.token) && !r.stderr.includes(sim.token), "no token printed");
     });
 
+    it("prints a name holding terminal codes escaped, so it cannot draw a line of its own (issue 65)", async () => {
+        const c = sim.addConnection({
+            story: STORY,
+            name: "pcb-acc-r1-\u001b[2K\rdeleted nothing",
+            url: "https://example.com/h",
+        });
+        const r = await run("--prefix", "pcb-acc-r1-", "--dry-run");
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(
+            r.stdout,
+            `would delete webhook connection "pcb-acc-r1-\\u{1b}[2K\\u{d}deleted nothing" (${c.id})\n`,
+        );
+    });
+
     it("--dry-run prints what it would delete and sends no write", async () => {
         seed();
         sim.resetRequests();

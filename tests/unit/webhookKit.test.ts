@@ -17,6 +17,8 @@ import {
     phone,
     postback,
     probeWebhook,
+    ProbeRefused,
+    type ProbeSend,
     quickReplies,
     randomText,
     sampleWebhookRequest,
@@ -591,6 +593,23 @@ describe("probeWebhook", function () {
         assert.equal(r.redirects, 1);
         assert.equal(r.status, 200);
         assert.deepEqual(r.response, answer);
+    });
+
+    it("makes every request through the `send` given, saying which is a redirect's; a refusal names the url and why", async () => {
+        const sent: Array<[string, string | undefined, boolean]> = [];
+        const recording: ProbeSend = (url, init, redirected) => {
+            sent.push([url.pathname, init.method, redirected]);
+            if (url.pathname === "/authed") throw new ProbeRefused("it is not where ChatBot goes");
+            return fetch(url, init);
+        };
+        const r = await probeWebhook(`${server}/once`, { auth, headers, send: recording });
+        assert.deepEqual(sent, [
+            ["/once", "POST", false],
+            ["/authed", "POST", true],
+        ]);
+        assert.deepEqual(r.problems, [
+            `refused to call ${server}/authed (the redirect's target): it is not where ChatBot goes`,
+        ]);
     });
 
     it("explains a 302 that turns the POST into a GET", async () => {

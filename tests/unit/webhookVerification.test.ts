@@ -196,6 +196,125 @@ describe("forLambdaFunctionUrl", () => {
     });
 });
 
+describe("a rotation: several accepted tokens, basic-auth pairs and header values", function () {
+    this.timeout(20_000);
+    const OLD = { token: "old-t0ken-SECRET", password: "old-pa55-SECRET", header: "old-h3ader-SECRET" };
+    const NEW = { token: "new-t0ken-SECRET", password: "new-pa55-SECRET", header: "new-h3ader-SECRET" };
+    const log = capture();
+    // The order a rotation writes them in: the next first, the current still accepted.
+    const options: WebhookHandlerOptions = {
+        token: [NEW.token, OLD.token],
+        auth: [
+            { username: "chatbot", password: NEW.password },
+            { username: "chatbot", password: OLD.password },
+        ],
+        headers: { "X-Env": [NEW.header, OLD.header], "X-Fixed": "f1xed-SECRET" },
+        logger: log.logger,
+    };
+    type Sent = { status: number; body: string; authenticate?: string | null };
+    /** One call through each runtime the kit has: the web-standard handler, the Lambda adapter, the Node listener. */
+    const fetchHandler = createFetchHandler(() => answer, options);
+    const lambda = forLambdaFunctionUrl(createFetchHandler(() => answer, options));
+    let node = "";
+    before(async () => {
+        node = await listen(createWebhookHandler(() => answer, options));
+    });
+    beforeEach(() => (log.lines.length = 0));
+
+    const runtimes: Record<string, (method: string, query: string, headers: Record<string, string>) => Promise<Sent>> =
+        {
+            fetch: async (method, query, headers) => {
+                const body = method === "POST" ? JSON.stringify(sampleWebhookRequest) : undefined;
+                const res = await fetchHandler(
+                    new Request(`https://b.example/hook?${query}`, { method, headers, body }),
+                );
+                return {
+                    status: res.status,
+                    body: await res.text(),
+                    authenticate: res.headers.get("www-authenticate"),
+                };
+            },
+            lambda: async (method, query, headers) => {
+                const res = await lambda({
+                    rawPath: "/hook",
+                    rawQueryString: query,
+                    headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
+                    requestContext: { http: { method } },
+                    ...(method === "POST" ? { body: JSON.stringify(sampleWebhookRequest) } : {}),
+                });
+                return { status: res.statusCode, body: res.body, authenticate: res.headers["www-authenticate"] };
+            },
+            node: async (method, query, headers) => {
+                const body = method === "POST" ? JSON.stringify(sampleWebhookRequest) : undefined;
+                const res = await fetch(`${node}/hook?${query}`, { method, headers, body });
+                return {
+                    status: res.status,
+                    body: await res.text(),
+                    authenticate: res.headers.get("www-authenticate"),
+                };
+            },
+        };
+    const credentials = (c: { token: string; password: string; header: string }) => ({
+        query: `token=${encodeURIComponent(c.token)}`,
+        headers: {
+            "content-type": "application/json",
+            authorization: basic("chatbot", c.password),
+            "X-Env": c.header,
+            "X-Fixed": "f1xed-SECRET",
+        },
+    });
+
+    for (const [runtime, send] of Object.entries(runtimes)) {
+        it(`${runtime}: accepts the old and the new of each, in any mix; refuses anything else as before, naming what, showing no value`, async () => {
+            for (const c of [OLD, NEW, { ...OLD, password: NEW.password }, { ...NEW, header: OLD.header }]) {
+                const { query, headers } = credentials(c);
+                const verified = await send("GET", `challenge=ch-9&${query}`, {});
+                assert.equal(verified.status, 200);
+                assert.equal(verified.body, "ch-9");
+                const called = await send("POST", query, headers);
+                assert.equal(called.status, 200, called.body);
+                assert.deepEqual(JSON.parse(called.body), answer);
+            }
+            const refusals: Array<[string, (c: ReturnType<typeof credentials>) => void, RegExp]> = [
+                ["token", (c) => (c.query = `token=${WRONG}`), /token query parameter missing or wrong/],
+                ["no token", (c) => (c.query = ""), /token query parameter missing or wrong/],
+                ["password", (c) => (c.headers.authorization = basic("chatbot", WRONG)), /basic authorization/],
+                // The old user name with the new password is no accepted pair.
+                ["user", (c) => (c.headers.authorization = basic(WRONG, NEW.password)), /basic authorization/],
+                ["header", (c) => (c.headers["X-Env"] = WRONG), /header x-env missing or wrong/],
+            ];
+            for (const [what, spoil, reason] of refusals) {
+                const c = credentials(NEW);
+                spoil(c);
+                const r = await send("POST", c.query, c.headers);
+                assert.equal(r.status, 401, what);
+                assert.match(r.body, reason);
+                assert.ok(!/SECRET|GUESS/.test(r.body), r.body);
+                if (what === "password") assert.match(String(r.authenticate), /^Basic/);
+            }
+            assert.equal((await send("GET", `challenge=ch-9&token=${WRONG}`, {})).status, 401);
+            assert.equal(log.lines.length, refusals.length + 1, log.lines.join("\n"));
+            log.noSecrets();
+        });
+    }
+
+    it("a single value still works, and an empty list or a missing entry is refused when the handler is made, naming the option only", () => {
+        assert.doesNotThrow(() => createFetchHandler(() => answer, { token: TOKEN, auth, headers: { "X-Env": "v" } }));
+        const made = (o: WebhookHandlerOptions) => () => createWebhookHandler(() => answer, o);
+        assert.throws(made({ token: [] }), /token must be a value or a non-empty list .*an empty list/);
+        // As `[process.env.NEXT_TOKEN, current]` is when the variable is unset: no `?token=` accepted.
+        const unset = process.env.PULUMI_CHATBOT_UNSET_FOR_TEST as string;
+        assert.throws(made({ token: [unset, TOKEN] }), (e: Error) => {
+            assert.match(e.message, /token must be a value or a non-empty list/);
+            assert.ok(!e.message.includes(TOKEN));
+            return true;
+        });
+        assert.throws(made({ auth: [] }), /auth must be/);
+        assert.throws(made({ headers: { "X-Env": [] } }), /headers\.X-Env must be/);
+        assert.throws(made({ headers: { "X-Env": unset } }), /headers\.X-Env must be .*missing/);
+    });
+});
+
 describe("the Node listener, the probe and the simulator with a token", function () {
     this.timeout(20_000);
     const log = capture();
@@ -349,6 +468,25 @@ describe("the Node listener, the probe and the simulator with a token", function
             const failed = await sim.callWebhook(json.id!);
             assert.equal(failed.status, 401);
             assert.match(String(sim.getConnection(json.id!)?.error), /answered HTTP 401/);
+        });
+
+        it("chatTraffic calls on its own with what the connection holds at each call, and stops by itself at its bounds", async () => {
+            const { json } = await create(`${kit}/hook`, TOKEN);
+            const id = json.id!;
+            calls.length = 0;
+            const byCount = await sim.chatTraffic(id, { intervalMs: 1, maxCalls: 4 }).done;
+            assert.deepEqual(byCount, { calls: 4, refused: [] });
+            assert.equal(calls.length, 4);
+            // A change between calls reaches the next one: a token the backend does not take is refused.
+            sim.editConnection(id, { token: "changed-by-hand" });
+            const started = Date.now();
+            const byTime = await sim.chatTraffic(id, { intervalMs: 20, maxCalls: 10_000, maxMs: 300 }).done;
+            assert.ok(Date.now() - started < 5_000 && byTime.calls < 10_000, `${byTime.calls} calls`);
+            assert.equal(byTime.refused.length, byTime.calls);
+            assert.equal(byTime.refused[0].status, 401);
+            assert.ok(!JSON.stringify(byTime).includes("changed-by-hand"), "no secret in the report");
+            const stopped = sim.chatTraffic(id, { intervalMs: 10 });
+            assert.ok((await stopped.stop()).calls <= 1);
         });
 
         it("off by default: a url that points nowhere is accepted", async () => {

@@ -14,16 +14,18 @@ export function answer(call, environment) {
     };
 }
 
-/** The Lambda handler for an environment: the program sets these variables on the function. */
+/**
+ * The Lambda handler for an environment: the program sets these variables on the function. During
+ * a rotation the PREVIOUS_ ones hold the old token and password, still accepted beside the new.
+ */
 export function backendHandler(env) {
-    const auth =
-        env.BASIC_USERNAME && env.BASIC_PASSWORD
-            ? { username: env.BASIC_USERNAME, password: env.BASIC_PASSWORD }
-            : undefined;
+    const tokens = [env.WEBHOOK_TOKEN, env.PREVIOUS_WEBHOOK_TOKEN].filter(Boolean);
+    const passwords = [env.BASIC_PASSWORD, env.PREVIOUS_BASIC_PASSWORD].filter(Boolean);
+    const auth = env.BASIC_USERNAME ? passwords.map((password) => ({ username: env.BASIC_USERNAME, password })) : [];
     return forLambdaFunctionUrl(
         createFetchHandler((call) => answer(call, env.ENVIRONMENT ?? ""), {
-            ...(env.WEBHOOK_TOKEN ? { token: env.WEBHOOK_TOKEN } : {}),
-            ...(auth ? { auth } : {}),
+            ...(tokens.length > 0 ? { token: tokens } : {}),
+            ...(auth.length > 0 ? { auth } : {}),
         }),
     );
 }

@@ -8,6 +8,8 @@
 //	CHATBOT_SCHEMA_DIR  the folder holding request.json and response.json (required)
 //	PORT                the port on 127.0.0.1 (default 8080; 0 picks a free one)
 //	WEBHOOK_TOKEN       the connection's token: the verification request and every call must carry it
+//	WEBHOOK_TOKENS      during a rotation, the tokens accepted as a JSON list, e.g. ["<next>", "<current>"]
+//	                    (JSON, so a token may hold any character, commas too); with WEBHOOK_TOKEN, both count
 //	BAD_ANSWER=1        answer with a message over ChatBot's 1024 characters, to see it refused
 package main
 
@@ -61,6 +63,30 @@ func answer(call map[string]any) any {
 	}
 }
 
+// acceptedTokens is every token a call may carry, from WEBHOOK_TOKEN and WEBHOOK_TOKENS; nil: none
+// is checked.
+func acceptedTokens() [][]byte {
+	var tokens [][]byte
+	if token, ok := os.LookupEnv("WEBHOOK_TOKEN"); ok {
+		tokens = append(tokens, []byte(token))
+	}
+	if raw, ok := os.LookupEnv("WEBHOOK_TOKENS"); ok {
+		var listed []string
+		err := json.Unmarshal([]byte(raw), &listed)
+		for _, token := range listed {
+			if token == "" {
+				err = fmt.Errorf("an empty token")
+			}
+			tokens = append(tokens, []byte(token))
+		}
+		if err != nil || len(listed) == 0 {
+			// Named, never shown: the value is a secret.
+			log.Fatal(`WEBHOOK_TOKENS: must be a JSON list of non-empty strings, e.g. ["<next>", "<current>"]`)
+		}
+	}
+	return tokens
+}
+
 func send(w http.ResponseWriter, status int, body any) {
 	w.Header().Set("content-type", "application/json")
 	w.WriteHeader(status)
@@ -73,10 +99,19 @@ func main() {
 		log.Fatal("CHATBOT_SCHEMA_DIR: the folder holding request.json and response.json")
 	}
 	request, response := compile(dir, "request.json"), compile(dir, "response.json")
-	token, hasToken := os.LookupEnv("WEBHOOK_TOKEN")
+	tokens := acceptedTokens()
 	tokenOK := func(r *http.Request) bool {
-		given := r.URL.Query().Get("token")
-		return !hasToken || subtle.ConstantTimeCompare([]byte(given), []byte(token)) == 1
+		if tokens == nil {
+			return true
+		}
+		given := []byte(r.URL.Query().Get("token"))
+		// Compared with every accepted token, none skipped, each in constant time: which one
+		// matched does not show in the time taken.
+		match := 0
+		for _, token := range tokens {
+			match |= subtle.ConstantTimeCompare(given, token)
+		}
+		return match == 1
 	}
 
 	http.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -6,6 +6,8 @@ Settings, from the environment:
   CHATBOT_SCHEMA_DIR  the folder holding request.json and response.json (required)
   PORT                the port on 127.0.0.1 (default 8080; 0 picks a free one)
   WEBHOOK_TOKEN       the connection's token: the verification request and every call must carry it
+  WEBHOOK_TOKENS      during a rotation, the tokens accepted as a JSON list, e.g. ["<next>", "<current>"]
+                      (JSON, so a token may hold any character, commas too); with WEBHOOK_TOKEN, both count
   BAD_ANSWER=1        answer with a message over ChatBot's 1024 characters, to see it refused
 """
 
@@ -23,7 +25,24 @@ from jsonschema.exceptions import best_match
 SCHEMAS = Path(os.environ["CHATBOT_SCHEMA_DIR"])
 REQUEST = Draft202012Validator(json.loads((SCHEMAS / "request.json").read_text()))
 RESPONSE = Draft202012Validator(json.loads((SCHEMAS / "response.json").read_text()))
-TOKEN = os.environ.get("WEBHOOK_TOKEN")
+
+
+def accepted_tokens():
+    """Every token a call may carry (None: none is checked), from WEBHOOK_TOKEN and WEBHOOK_TOKENS."""
+    tokens = [os.environ["WEBHOOK_TOKEN"]] if "WEBHOOK_TOKEN" in os.environ else []
+    if "WEBHOOK_TOKENS" in os.environ:
+        try:
+            listed = json.loads(os.environ["WEBHOOK_TOKENS"])
+        except ValueError:
+            listed = None
+        if not isinstance(listed, list) or not listed or not all(isinstance(t, str) and t for t in listed):
+            # Named, never shown: the value is a secret.
+            sys.exit('WEBHOOK_TOKENS: must be a JSON list of non-empty strings, e.g. ["<next>", "<current>"]')
+        tokens += listed
+    return [t.encode() for t in tokens] or None
+
+
+TOKENS = accepted_tokens()
 BAD_ANSWER = os.environ.get("BAD_ANSWER") == "1"
 
 
@@ -49,8 +68,10 @@ def answer(call):
 
 class Handler(BaseHTTPRequestHandler):
     def token_ok(self, query):
-        given = query.get("token", [""])[0]
-        return TOKEN is None or hmac.compare_digest(given.encode(), TOKEN.encode())
+        given = query.get("token", [""])[0].encode()
+        # Compared with every accepted token (a list, not `any` over a generator: none skipped),
+        # each in constant time, so which one matched does not show in the time taken.
+        return TOKENS is None or any([hmac.compare_digest(given, token) for token in TOKENS])
 
     def send(self, status, body, content_type="application/json"):
         data = body.encode() if isinstance(body, str) else json.dumps(body).encode()

@@ -12,6 +12,35 @@ import (
 )
 
 // Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
+//
+// ## Example Usage
+// ### By id
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			cfg := config.New(ctx, "")
+//			// The id of a legacy webhook
+//			legacyWebhookId := cfg.Require("legacyWebhookId")
+//			// No secret field unless includeSecrets is true.
+//			legacyWebhook := chatbot.LookupLegacyWebhookOutput(ctx, chatbot.LookupLegacyWebhookOutputArgs{
+//				Id: pulumi.String(legacyWebhookId),
+//			}, nil)
+//			ctx.Export("legacyUrl", legacyWebhook.Url())
+//			return nil
+//		})
+//	}
+//
+// ```
 func LookupLegacyWebhook(ctx *pulumi.Context, args *LookupLegacyWebhookArgs, opts ...pulumi.InvokeOption) (*LookupLegacyWebhookResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv LookupLegacyWebhookResult

@@ -12,6 +12,31 @@ import (
 )
 
 // Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
+//
+// ## Example Usage
+// ### By name prefix
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			// What the list read holds: no secret field.
+//			legacyWebhooks := chatbot.GetLegacyWebhooksOutput(ctx, chatbot.GetLegacyWebhooksOutputArgs{
+//				NamePrefix: pulumi.String("Orders"),
+//			}, nil)
+//			ctx.Export("legacyWebhookList", legacyWebhooks.Items())
+//			return nil
+//		})
+//	}
+//
+// ```
 func GetLegacyWebhooks(ctx *pulumi.Context, args *GetLegacyWebhooksArgs, opts ...pulumi.InvokeOption) (*GetLegacyWebhooksResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetLegacyWebhooksResult

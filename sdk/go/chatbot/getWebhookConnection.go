@@ -12,6 +12,43 @@ import (
 )
 
 // Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
+//
+// ## Example Usage
+// ### By name in a story, then by id with its secrets
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			cfg := config.New(ctx, "")
+//			// The story to look in: 24 characters
+//			storyId := cfg.Require("storyId")
+//			// By name in a story: no match, or more than one, fails the preview naming what was looked for.
+//			// Without includeSecrets the result holds no secret field.
+//			ordersByName := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
+//				Name:    pulumi.String("Orders"),
+//				StoryId: pulumi.String(storyId),
+//			}, nil)
+//			// By id, with token, headers and auth: marked secret, so the whole result is secret.
+//			ordersWithSecrets := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
+//				Id:             ordersByName.Id(),
+//				IncludeSecrets: pulumi.Bool(true),
+//			}, nil)
+//			ctx.Export("foundUrl", ordersByName.Url())
+//			ctx.Export("foundToken", ordersWithSecrets.Token())
+//			return nil
+//		})
+//	}
+//
+// ```
 func LookupWebhookConnection(ctx *pulumi.Context, args *LookupWebhookConnectionArgs, opts ...pulumi.InvokeOption) (*LookupWebhookConnectionResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv LookupWebhookConnectionResult

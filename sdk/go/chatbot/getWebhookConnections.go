@@ -12,6 +12,36 @@ import (
 )
 
 // Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
+//
+// ## Example Usage
+// ### The connections of a story
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			cfg := config.New(ctx, "")
+//			// The story to list: 24 characters
+//			storyId := cfg.Require("storyId")
+//			// What the list read holds: no secret field.
+//			shopConnections := chatbot.GetWebhookConnectionsOutput(ctx, chatbot.GetWebhookConnectionsOutputArgs{
+//				StoryId:    pulumi.String(storyId),
+//				NamePrefix: pulumi.String("Orders"),
+//			}, nil)
+//			ctx.Export("shopConnections", shopConnections.Items())
+//			return nil
+//		})
+//	}
+//
+// ```
 func GetWebhookConnections(ctx *pulumi.Context, args *GetWebhookConnectionsArgs, opts ...pulumi.InvokeOption) (*GetWebhookConnectionsResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetWebhookConnectionsResult

@@ -12,7 +12,49 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// A ChatBot legacy webhook (`/webhooks`).
+// A ChatBot legacy webhook (`/webhooks`, the older API).
+//
+// Every field updates in place. `url` must be a public http(s) address (no localhost or private address); `headers` are sent in order. `token`, the header values and the basic-auth password are secret, in state and in every output. Refresh reads every field, so a change made by hand shows as drift. Limits are checked at preview, naming the property and its limit; `adoptId`, the `import` option or `pulumi import` adopt an existing webhook.
+//
+// ## Example Usage
+// ### A legacy webhook
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			cfg := config.New(ctx, "")
+//			// The token the backend checks (pulumi config set --secret)
+//			webhookToken := cfg.RequireSecret("webhookToken")
+//			// The older /webhooks API: every field updates in place; headers are sent in order.
+//			legacyOrders, err := chatbot.NewLegacyWebhook(ctx, "legacyOrders", &chatbot.LegacyWebhookArgs{
+//				Name:  pulumi.String("Orders (legacy)"),
+//				Url:   pulumi.String("https://backend.example.com/chatbot/legacy"),
+//				Token: webhookToken,
+//				Headers: chatbot.HeaderArray{
+//					&chatbot.HeaderArgs{
+//						Name:  pulumi.String("X-Environment"),
+//						Value: pulumi.String("production"),
+//					},
+//				},
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("legacyWebhookId", legacyOrders.ID())
+//			return nil
+//		})
+//	}
+//
+// ```
 type LegacyWebhook struct {
 	pulumi.CustomResourceState
 

@@ -12,6 +12,53 @@ import (
 )
 
 // The ChatBot provider: give one to a resource (the `provider` option) to manage it in another account or through another API address than the stack's.
+//
+// ## Example Usage
+// ### A second account
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			cfg := config.New(ctx, "")
+//			// The second account's API address
+//			partnerApiUrl := "https://api.chatbot.com"
+//			if param := cfg.Get("partnerApiUrl"); param != "" {
+//				partnerApiUrl = param
+//			}
+//			// The second account's developer access token (pulumi config set --secret)
+//			partnerToken := cfg.RequireSecret("partnerToken")
+//			// A story of the second account
+//			partnerStoryId := cfg.Require("partnerStoryId")
+//			// A second account: resources and lookups given this provider use its token.
+//			partnerAccount, err := chatbot.NewProvider(ctx, "partnerAccount", &chatbot.ProviderArgs{
+//				ApiUrl: pulumi.String(partnerApiUrl),
+//				Token:  partnerToken,
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			_, err = chatbot.NewWebhookConnection(ctx, "partnerOrders", &chatbot.WebhookConnectionArgs{
+//				StoryId: pulumi.String(partnerStoryId),
+//				Name:    pulumi.String("Partner orders"),
+//				Url:     pulumi.String("https://backend.example.com/chatbot/partner"),
+//			}, pulumi.Provider(partnerAccount))
+//			if err != nil {
+//				return err
+//			}
+//			return nil
+//		})
+//	}
+//
+// ```
 type Provider struct {
 	pulumi.ProviderResourceState
 }
@@ -38,6 +85,8 @@ func NewProvider(ctx *pulumi.Context,
 type providerArgs struct {
 	// The ChatBot API address. Where none is given, the CHATBOT_API_URL environment variable, else https://api.chatbot.com.
 	ApiUrl *string `pulumi:"apiUrl"`
+	// Whether every `pulumi up` and preview reads each resource this provider manages before the program runs (the engine's refresh before update), so a change made by hand is put back without `--refresh`. Each read is one request per resource per run, and a preview then needs the token. Where none is given, the CHATBOT_REFRESH_BEFORE_UPDATE environment variable (true or false), else false.
+	RefreshBeforeUpdate *bool `pulumi:"refreshBeforeUpdate"`
 	// The time budget of one request's retries, in milliseconds: an API that limits requests (429, or 503 with Retry-After) is waited out as it asks within it, however many attempts that takes. Where none is given, the CHATBOT_RETRY_MAX_ELAPSED_MS environment variable, else 300000.
 	RetryMaxElapsedMs *int `pulumi:"retryMaxElapsedMs"`
 	// The ChatBot developer access token: which account. Secret. Where none is given, the CHATBOT_TOKEN environment variable.
@@ -48,6 +97,8 @@ type providerArgs struct {
 type ProviderArgs struct {
 	// The ChatBot API address. Where none is given, the CHATBOT_API_URL environment variable, else https://api.chatbot.com.
 	ApiUrl pulumi.StringPtrInput
+	// Whether every `pulumi up` and preview reads each resource this provider manages before the program runs (the engine's refresh before update), so a change made by hand is put back without `--refresh`. Each read is one request per resource per run, and a preview then needs the token. Where none is given, the CHATBOT_REFRESH_BEFORE_UPDATE environment variable (true or false), else false.
+	RefreshBeforeUpdate pulumi.BoolPtrInput
 	// The time budget of one request's retries, in milliseconds: an API that limits requests (429, or 503 with Retry-After) is waited out as it asks within it, however many attempts that takes. Where none is given, the CHATBOT_RETRY_MAX_ELAPSED_MS environment variable, else 300000.
 	RetryMaxElapsedMs pulumi.IntPtrInput
 	// The ChatBot developer access token: which account. Secret. Where none is given, the CHATBOT_TOKEN environment variable.

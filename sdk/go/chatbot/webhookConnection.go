@@ -12,7 +12,96 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// A ChatBot webhook connection (`/v2/integrations/webhook`).
+// A ChatBot webhook connection (`/v2/integrations/webhook`): the address a story's bot calls.
+//
+// Changing `storyId` replaces the connection (the new one is made, then the old deleted): the API cannot move one. Any other change updates it in place and sends the whole desired state, so removing `token`, `headers` or `auth` from the program removes it from ChatBot. `token`, `headers` and `auth` are secret, in state and in every output. Refresh reads every field, secrets included, so a change made in the dashboard shows as drift and the next up puts it back; a connection deleted by hand leaves the state.
+//
+// Every documented limit is checked at preview, before any call: the error names the property and its limit. `adoptId` (or the `import` resource option, or `pulumi import`) adopts an existing connection on the first up instead of creating one. An up, refresh or destroy without a token fails naming both ways to give one (`chatbot:token`, `CHATBOT_TOKEN`); an error the API answers carries its request id where the API gives one.
+//
+// ## Example Usage
+// ### A connection with a token, headers and basic authorization
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			cfg := config.New(ctx, "")
+//			// The story whose bot calls the backend: 24 characters
+//			storyId := cfg.Require("storyId")
+//			// The backend's address, e.g. https://backend.example.com/chatbot
+//			backendUrl := cfg.Require("backendUrl")
+//			// The token the backend checks (pulumi config set --secret)
+//			webhookToken := cfg.RequireSecret("webhookToken")
+//			// The basic-auth password the backend checks (pulumi config set --secret)
+//			basicPassword := cfg.RequireSecret("basicPassword")
+//			// Changing storyId replaces the connection; any other change updates it in place.
+//			// token, headers and auth are secret in state and in every output.
+//			ordersWebhook, err := chatbot.NewWebhookConnection(ctx, "ordersWebhook", &chatbot.WebhookConnectionArgs{
+//				StoryId: pulumi.String(storyId),
+//				Name:    pulumi.String("Orders"),
+//				Url:     pulumi.Sprintf("%v/orders", backendUrl),
+//				Token:   webhookToken,
+//				Headers: pulumi.StringMap{
+//					"X-Environment": pulumi.String("production"),
+//				},
+//				Auth: &chatbot.BasicAuthArgs{
+//					Username: pulumi.String("chatbot"),
+//					Password: basicPassword,
+//				},
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("ordersConnectionId", ordersWebhook.ID())
+//			ctx.Export("ordersStoryName", ordersWebhook.Story.Name())
+//			return nil
+//		})
+//	}
+//
+// ```
+// ### Adopting a connection made in the dashboard
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			cfg := config.New(ctx, "")
+//			// The story whose bot calls the backend: 24 characters
+//			storyId := cfg.Require("storyId")
+//			// The id of a connection made in the dashboard
+//			existingConnectionId := cfg.Require("existingConnectionId")
+//			// The first up adopts the existing connection instead of creating one, and updates it only
+//			// where it differs from the program; later ups ignore adoptId.
+//			_, err := chatbot.NewWebhookConnection(ctx, "supportWebhook", &chatbot.WebhookConnectionArgs{
+//				StoryId: pulumi.String(storyId),
+//				Name:    pulumi.String("Support"),
+//				Url:     pulumi.String("https://support.example.com/chatbot"),
+//				AdoptId: pulumi.String(existingConnectionId),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			return nil
+//		})
+//	}
+//
+// ```
 type WebhookConnection struct {
 	pulumi.CustomResourceState
 

@@ -138,6 +138,20 @@ def get_legacy_webhook(id: Optional[_builtins.str] = None,
     """
     Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
 
+    ## Example Usage
+    ### By id
+    ```python
+    import pulumi
+    import pulumi_chatbot as chatbot
+
+    config = pulumi.Config()
+    # The id of a legacy webhook
+    legacy_webhook_id = config.require("legacyWebhookId")
+    # No secret field unless includeSecrets is true.
+    legacy_webhook = chatbot.get_legacy_webhook_output(id=legacy_webhook_id)
+    pulumi.export("legacyUrl", legacy_webhook.url)
+    ```
+
     :param _builtins.str id: The id of the legacy webhook to read. Give `id` or `name`.
     :param _builtins.bool include_secrets: Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.
     :param _builtins.str name: The name of the legacy webhook to read: exactly one must have it. Give `id` or `name`.
@@ -164,6 +178,20 @@ def get_legacy_webhook_output(id: pulumi.Input[Optional[Optional[_builtins.str]]
                               opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetLegacyWebhookResult]:
     """
     Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
+
+    ## Example Usage
+    ### By id
+    ```python
+    import pulumi
+    import pulumi_chatbot as chatbot
+
+    config = pulumi.Config()
+    # The id of a legacy webhook
+    legacy_webhook_id = config.require("legacyWebhookId")
+    # No secret field unless includeSecrets is true.
+    legacy_webhook = chatbot.get_legacy_webhook_output(id=legacy_webhook_id)
+    pulumi.export("legacyUrl", legacy_webhook.url)
+    ```
 
     :param _builtins.str id: The id of the legacy webhook to read. Give `id` or `name`.
     :param _builtins.bool include_secrets: Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.

@@ -52,6 +52,17 @@ def get_legacy_webhooks(name_prefix: Optional[_builtins.str] = None,
     """
     Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
 
+    ## Example Usage
+    ### By name prefix
+    ```python
+    import pulumi
+    import pulumi_chatbot as chatbot
+
+    # What the list read holds: no secret field.
+    legacy_webhooks = chatbot.get_legacy_webhooks_output(name_prefix="Orders")
+    pulumi.export("legacyWebhookList", legacy_webhooks.items)
+    ```
+
     :param _builtins.str name_prefix: Only those whose name starts with this.
     """
     __args__ = dict()
@@ -65,6 +76,17 @@ def get_legacy_webhooks_output(name_prefix: pulumi.Input[Optional[Optional[_buil
                                opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetLegacyWebhooksResult]:
     """
     Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
+
+    ## Example Usage
+    ### By name prefix
+    ```python
+    import pulumi
+    import pulumi_chatbot as chatbot
+
+    # What the list read holds: no secret field.
+    legacy_webhooks = chatbot.get_legacy_webhooks_output(name_prefix="Orders")
+    pulumi.export("legacyWebhookList", legacy_webhooks.items)
+    ```
 
     :param _builtins.str name_prefix: Only those whose name starts with this.
     """

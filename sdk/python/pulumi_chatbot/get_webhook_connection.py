@@ -175,6 +175,26 @@ def get_webhook_connection(id: Optional[_builtins.str] = None,
     """
     Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
 
+    ## Example Usage
+    ### By name in a story, then by id with its secrets
+    ```python
+    import pulumi
+    import pulumi_chatbot as chatbot
+
+    config = pulumi.Config()
+    # The story to look in: 24 characters
+    story_id = config.require("storyId")
+    # By name in a story: no match, or more than one, fails the preview naming what was looked for.
+    # Without includeSecrets the result holds no secret field.
+    orders_by_name = chatbot.get_webhook_connection_output(name="Orders",
+        story_id=story_id)
+    # By id, with token, headers and auth: marked secret, so the whole result is secret.
+    orders_with_secrets = chatbot.get_webhook_connection_output(id=orders_by_name.id,
+        include_secrets=True)
+    pulumi.export("foundUrl", orders_by_name.url)
+    pulumi.export("foundToken", orders_with_secrets.token)
+    ```
+
     :param _builtins.str id: The id of the webhook connection to read. Give `id` or `name`.
     :param _builtins.bool include_secrets: Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.
     :param _builtins.str name: The name of the webhook connection to read: exactly one must have it. Give `id` or `name`.
@@ -207,6 +227,26 @@ def get_webhook_connection_output(id: pulumi.Input[Optional[Optional[_builtins.s
                                   opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetWebhookConnectionResult]:
     """
     Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
+
+    ## Example Usage
+    ### By name in a story, then by id with its secrets
+    ```python
+    import pulumi
+    import pulumi_chatbot as chatbot
+
+    config = pulumi.Config()
+    # The story to look in: 24 characters
+    story_id = config.require("storyId")
+    # By name in a story: no match, or more than one, fails the preview naming what was looked for.
+    # Without includeSecrets the result holds no secret field.
+    orders_by_name = chatbot.get_webhook_connection_output(name="Orders",
+        story_id=story_id)
+    # By id, with token, headers and auth: marked secret, so the whole result is secret.
+    orders_with_secrets = chatbot.get_webhook_connection_output(id=orders_by_name.id,
+        include_secrets=True)
+    pulumi.export("foundUrl", orders_by_name.url)
+    pulumi.export("foundToken", orders_with_secrets.token)
+    ```
 
     :param _builtins.str id: The id of the webhook connection to read. Give `id` or `name`.
     :param _builtins.bool include_secrets: Also return the secret fields (`token`, `headers`, `auth`), marked secret, so an Output form's whole result is secret. Default false: nothing in the result is secret.

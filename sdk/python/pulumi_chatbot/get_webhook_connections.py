@@ -53,6 +53,21 @@ def get_webhook_connections(name_prefix: Optional[_builtins.str] = None,
     """
     Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
 
+    ## Example Usage
+    ### The connections of a story
+    ```python
+    import pulumi
+    import pulumi_chatbot as chatbot
+
+    config = pulumi.Config()
+    # The story to list: 24 characters
+    story_id = config.require("storyId")
+    # What the list read holds: no secret field.
+    shop_connections = chatbot.get_webhook_connections_output(story_id=story_id,
+        name_prefix="Orders")
+    pulumi.export("shopConnections", shop_connections.items)
+    ```
+
     :param _builtins.str name_prefix: Only those whose name starts with this.
     :param _builtins.str story_id: Only connections of this story (its 24-character id): names repeat across stories.
     """
@@ -69,6 +84,21 @@ def get_webhook_connections_output(name_prefix: pulumi.Input[Optional[Optional[_
                                    opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetWebhookConnectionsResult]:
     """
     Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
+
+    ## Example Usage
+    ### The connections of a story
+    ```python
+    import pulumi
+    import pulumi_chatbot as chatbot
+
+    config = pulumi.Config()
+    # The story to list: 24 characters
+    story_id = config.require("storyId")
+    # What the list read holds: no secret field.
+    shop_connections = chatbot.get_webhook_connections_output(story_id=story_id,
+        name_prefix="Orders")
+    pulumi.export("shopConnections", shop_connections.items)
+    ```
 
     :param _builtins.str name_prefix: Only those whose name starts with this.
     :param _builtins.str story_id: Only connections of this story (its 24-character id): names repeat across stories.

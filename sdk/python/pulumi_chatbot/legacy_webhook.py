@@ -136,7 +136,30 @@ class LegacyWebhook(pulumi.CustomResource):
                  url: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
-        A ChatBot legacy webhook (`/webhooks`).
+        A ChatBot legacy webhook (`/webhooks`, the older API).
+
+        Every field updates in place. `url` must be a public http(s) address (no localhost or private address); `headers` are sent in order. `token`, the header values and the basic-auth password are secret, in state and in every output. Refresh reads every field, so a change made by hand shows as drift. Limits are checked at preview, naming the property and its limit; `adoptId`, the `import` option or `pulumi import` adopt an existing webhook.
+
+        ## Example Usage
+        ### A legacy webhook
+        ```python
+        import pulumi
+        import pulumi_chatbot as chatbot
+
+        config = pulumi.Config()
+        # The token the backend checks (pulumi config set --secret)
+        webhook_token = config.require_secret("webhookToken")
+        # The older /webhooks API: every field updates in place; headers are sent in order.
+        legacy_orders = chatbot.LegacyWebhook("legacyOrders",
+            name="Orders (legacy)",
+            url="https://backend.example.com/chatbot/legacy",
+            token=webhook_token,
+            headers=[{
+                "name": "X-Environment",
+                "value": "production",
+            }])
+        pulumi.export("legacyWebhookId", legacy_orders.id)
+        ```
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
@@ -154,7 +177,30 @@ class LegacyWebhook(pulumi.CustomResource):
                  args: LegacyWebhookArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        A ChatBot legacy webhook (`/webhooks`).
+        A ChatBot legacy webhook (`/webhooks`, the older API).
+
+        Every field updates in place. `url` must be a public http(s) address (no localhost or private address); `headers` are sent in order. `token`, the header values and the basic-auth password are secret, in state and in every output. Refresh reads every field, so a change made by hand shows as drift. Limits are checked at preview, naming the property and its limit; `adoptId`, the `import` option or `pulumi import` adopt an existing webhook.
+
+        ## Example Usage
+        ### A legacy webhook
+        ```python
+        import pulumi
+        import pulumi_chatbot as chatbot
+
+        config = pulumi.Config()
+        # The token the backend checks (pulumi config set --secret)
+        webhook_token = config.require_secret("webhookToken")
+        # The older /webhooks API: every field updates in place; headers are sent in order.
+        legacy_orders = chatbot.LegacyWebhook("legacyOrders",
+            name="Orders (legacy)",
+            url="https://backend.example.com/chatbot/legacy",
+            token=webhook_token,
+            headers=[{
+                "name": "X-Environment",
+                "value": "production",
+            }])
+        pulumi.export("legacyWebhookId", legacy_orders.id)
+        ```
 
         :param str resource_name: The name of the resource.
         :param LegacyWebhookArgs args: The arguments to use to populate this resource's properties.

@@ -20,17 +20,21 @@ __all__ = ['ProviderArgs', 'Provider']
 class ProviderArgs:
     def __init__(__self__, *,
                  api_url: pulumi.Input[Optional[_builtins.str]] = None,
+                 refresh_before_update: pulumi.Input[Optional[_builtins.bool]] = None,
                  retry_max_elapsed_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None):
         """
         The set of arguments for constructing a Provider resource.
 
         :param pulumi.Input[_builtins.str] api_url: The ChatBot API address. Where none is given, the CHATBOT_API_URL environment variable, else https://api.chatbot.com.
+        :param pulumi.Input[_builtins.bool] refresh_before_update: Whether every `pulumi up` and preview reads each resource this provider manages before the program runs (the engine's refresh before update), so a change made by hand is put back without `--refresh`. Each read is one request per resource per run, and a preview then needs the token. Where none is given, the CHATBOT_REFRESH_BEFORE_UPDATE environment variable (true or false), else false.
         :param pulumi.Input[_builtins.int] retry_max_elapsed_ms: The time budget of one request's retries, in milliseconds: an API that limits requests (429, or 503 with Retry-After) is waited out as it asks within it, however many attempts that takes. Where none is given, the CHATBOT_RETRY_MAX_ELAPSED_MS environment variable, else 300000.
         :param pulumi.Input[_builtins.str] token: The ChatBot developer access token: which account. Secret. Where none is given, the CHATBOT_TOKEN environment variable.
         """
         if api_url is not None:
             pulumi.set(__self__, "api_url", api_url)
+        if refresh_before_update is not None:
+            pulumi.set(__self__, "refresh_before_update", refresh_before_update)
         if retry_max_elapsed_ms is not None:
             pulumi.set(__self__, "retry_max_elapsed_ms", retry_max_elapsed_ms)
         if token is not None:
@@ -47,6 +51,18 @@ class ProviderArgs:
     @api_url.setter
     def api_url(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "api_url", value)
+
+    @_builtins.property
+    @pulumi.getter(name="refreshBeforeUpdate")
+    def refresh_before_update(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Whether every `pulumi up` and preview reads each resource this provider manages before the program runs (the engine's refresh before update), so a change made by hand is put back without `--refresh`. Each read is one request per resource per run, and a preview then needs the token. Where none is given, the CHATBOT_REFRESH_BEFORE_UPDATE environment variable (true or false), else false.
+        """
+        return pulumi.get(self, "refresh_before_update")
+
+    @refresh_before_update.setter
+    def refresh_before_update(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "refresh_before_update", value)
 
     @_builtins.property
     @pulumi.getter(name="retryMaxElapsedMs")
@@ -80,15 +96,43 @@ class Provider(pulumi.ProviderResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  api_url: pulumi.Input[Optional[_builtins.str]] = None,
+                 refresh_before_update: pulumi.Input[Optional[_builtins.bool]] = None,
                  retry_max_elapsed_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
         The ChatBot provider: give one to a resource (the `provider` option) to manage it in another account or through another API address than the stack's.
 
+        ## Example Usage
+        ### A second account
+        ```python
+        import pulumi
+        import pulumi_chatbot as chatbot
+
+        config = pulumi.Config()
+        # The second account's API address
+        partner_api_url = config.get("partnerApiUrl")
+        if partner_api_url is None:
+            partner_api_url = "https://api.chatbot.com"
+        # The second account's developer access token (pulumi config set --secret)
+        partner_token = config.require_secret("partnerToken")
+        # A story of the second account
+        partner_story_id = config.require("partnerStoryId")
+        # A second account: resources and lookups given this provider use its token.
+        partner_account = chatbot.Provider("partnerAccount",
+            api_url=partner_api_url,
+            token=partner_token)
+        partner_orders = chatbot.WebhookConnection("partnerOrders",
+            story_id=partner_story_id,
+            name="Partner orders",
+            url="https://backend.example.com/chatbot/partner",
+            opts = pulumi.ResourceOptions(provider=partner_account))
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] api_url: The ChatBot API address. Where none is given, the CHATBOT_API_URL environment variable, else https://api.chatbot.com.
+        :param pulumi.Input[_builtins.bool] refresh_before_update: Whether every `pulumi up` and preview reads each resource this provider manages before the program runs (the engine's refresh before update), so a change made by hand is put back without `--refresh`. Each read is one request per resource per run, and a preview then needs the token. Where none is given, the CHATBOT_REFRESH_BEFORE_UPDATE environment variable (true or false), else false.
         :param pulumi.Input[_builtins.int] retry_max_elapsed_ms: The time budget of one request's retries, in milliseconds: an API that limits requests (429, or 503 with Retry-After) is waited out as it asks within it, however many attempts that takes. Where none is given, the CHATBOT_RETRY_MAX_ELAPSED_MS environment variable, else 300000.
         :param pulumi.Input[_builtins.str] token: The ChatBot developer access token: which account. Secret. Where none is given, the CHATBOT_TOKEN environment variable.
         """
@@ -100,6 +144,32 @@ class Provider(pulumi.ProviderResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         The ChatBot provider: give one to a resource (the `provider` option) to manage it in another account or through another API address than the stack's.
+
+        ## Example Usage
+        ### A second account
+        ```python
+        import pulumi
+        import pulumi_chatbot as chatbot
+
+        config = pulumi.Config()
+        # The second account's API address
+        partner_api_url = config.get("partnerApiUrl")
+        if partner_api_url is None:
+            partner_api_url = "https://api.chatbot.com"
+        # The second account's developer access token (pulumi config set --secret)
+        partner_token = config.require_secret("partnerToken")
+        # A story of the second account
+        partner_story_id = config.require("partnerStoryId")
+        # A second account: resources and lookups given this provider use its token.
+        partner_account = chatbot.Provider("partnerAccount",
+            api_url=partner_api_url,
+            token=partner_token)
+        partner_orders = chatbot.WebhookConnection("partnerOrders",
+            story_id=partner_story_id,
+            name="Partner orders",
+            url="https://backend.example.com/chatbot/partner",
+            opts = pulumi.ResourceOptions(provider=partner_account))
+        ```
 
         :param str resource_name: The name of the resource.
         :param ProviderArgs args: The arguments to use to populate this resource's properties.
@@ -117,6 +187,7 @@ class Provider(pulumi.ProviderResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  api_url: pulumi.Input[Optional[_builtins.str]] = None,
+                 refresh_before_update: pulumi.Input[Optional[_builtins.bool]] = None,
                  retry_max_elapsed_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
@@ -129,6 +200,7 @@ class Provider(pulumi.ProviderResource):
             __props__ = ProviderArgs.__new__(ProviderArgs)
 
             __props__.__dict__["api_url"] = api_url
+            __props__.__dict__["refresh_before_update"] = pulumi.Output.from_input(refresh_before_update).apply(pulumi.runtime.to_json) if refresh_before_update is not None else None
             __props__.__dict__["retry_max_elapsed_ms"] = pulumi.Output.from_input(retry_max_elapsed_ms).apply(pulumi.runtime.to_json) if retry_max_elapsed_ms is not None else None
             __props__.__dict__["token"] = None if token is None else pulumi.Output.secret(token)
         super(Provider, __self__).__init__(

@@ -152,7 +152,62 @@ class WebhookConnection(pulumi.CustomResource):
                  url: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
-        A ChatBot webhook connection (`/v2/integrations/webhook`).
+        A ChatBot webhook connection (`/v2/integrations/webhook`): the address a story's bot calls.
+
+        Changing `storyId` replaces the connection (the new one is made, then the old deleted): the API cannot move one. Any other change updates it in place and sends the whole desired state, so removing `token`, `headers` or `auth` from the program removes it from ChatBot. `token`, `headers` and `auth` are secret, in state and in every output. Refresh reads every field, secrets included, so a change made in the dashboard shows as drift and the next up puts it back; a connection deleted by hand leaves the state.
+
+        Every documented limit is checked at preview, before any call: the error names the property and its limit. `adoptId` (or the `import` resource option, or `pulumi import`) adopts an existing connection on the first up instead of creating one. An up, refresh or destroy without a token fails naming both ways to give one (`chatbot:token`, `CHATBOT_TOKEN`); an error the API answers carries its request id where the API gives one.
+
+        ## Example Usage
+        ### A connection with a token, headers and basic authorization
+        ```python
+        import pulumi
+        import pulumi_chatbot as chatbot
+
+        config = pulumi.Config()
+        # The story whose bot calls the backend: 24 characters
+        story_id = config.require("storyId")
+        # The backend's address, e.g. https://backend.example.com/chatbot
+        backend_url = config.require("backendUrl")
+        # The token the backend checks (pulumi config set --secret)
+        webhook_token = config.require_secret("webhookToken")
+        # The basic-auth password the backend checks (pulumi config set --secret)
+        basic_password = config.require_secret("basicPassword")
+        # Changing storyId replaces the connection; any other change updates it in place.
+        # token, headers and auth are secret in state and in every output.
+        orders_webhook = chatbot.WebhookConnection("ordersWebhook",
+            story_id=story_id,
+            name="Orders",
+            url=f"{backend_url}/orders",
+            token=webhook_token,
+            headers={
+                "X-Environment": "production",
+            },
+            auth={
+                "username": "chatbot",
+                "password": basic_password,
+            })
+        pulumi.export("ordersConnectionId", orders_webhook.id)
+        pulumi.export("ordersStoryName", orders_webhook.story.name)
+        ```
+        ### Adopting a connection made in the dashboard
+        ```python
+        import pulumi
+        import pulumi_chatbot as chatbot
+
+        config = pulumi.Config()
+        # The story whose bot calls the backend: 24 characters
+        story_id = config.require("storyId")
+        # The id of a connection made in the dashboard
+        existing_connection_id = config.require("existingConnectionId")
+        # The first up adopts the existing connection instead of creating one, and updates it only
+        # where it differs from the program; later ups ignore adoptId.
+        support_webhook = chatbot.WebhookConnection("supportWebhook",
+            story_id=story_id,
+            name="Support",
+            url="https://support.example.com/chatbot",
+            adopt_id=existing_connection_id)
+        ```
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
@@ -171,7 +226,62 @@ class WebhookConnection(pulumi.CustomResource):
                  args: WebhookConnectionArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        A ChatBot webhook connection (`/v2/integrations/webhook`).
+        A ChatBot webhook connection (`/v2/integrations/webhook`): the address a story's bot calls.
+
+        Changing `storyId` replaces the connection (the new one is made, then the old deleted): the API cannot move one. Any other change updates it in place and sends the whole desired state, so removing `token`, `headers` or `auth` from the program removes it from ChatBot. `token`, `headers` and `auth` are secret, in state and in every output. Refresh reads every field, secrets included, so a change made in the dashboard shows as drift and the next up puts it back; a connection deleted by hand leaves the state.
+
+        Every documented limit is checked at preview, before any call: the error names the property and its limit. `adoptId` (or the `import` resource option, or `pulumi import`) adopts an existing connection on the first up instead of creating one. An up, refresh or destroy without a token fails naming both ways to give one (`chatbot:token`, `CHATBOT_TOKEN`); an error the API answers carries its request id where the API gives one.
+
+        ## Example Usage
+        ### A connection with a token, headers and basic authorization
+        ```python
+        import pulumi
+        import pulumi_chatbot as chatbot
+
+        config = pulumi.Config()
+        # The story whose bot calls the backend: 24 characters
+        story_id = config.require("storyId")
+        # The backend's address, e.g. https://backend.example.com/chatbot
+        backend_url = config.require("backendUrl")
+        # The token the backend checks (pulumi config set --secret)
+        webhook_token = config.require_secret("webhookToken")
+        # The basic-auth password the backend checks (pulumi config set --secret)
+        basic_password = config.require_secret("basicPassword")
+        # Changing storyId replaces the connection; any other change updates it in place.
+        # token, headers and auth are secret in state and in every output.
+        orders_webhook = chatbot.WebhookConnection("ordersWebhook",
+            story_id=story_id,
+            name="Orders",
+            url=f"{backend_url}/orders",
+            token=webhook_token,
+            headers={
+                "X-Environment": "production",
+            },
+            auth={
+                "username": "chatbot",
+                "password": basic_password,
+            })
+        pulumi.export("ordersConnectionId", orders_webhook.id)
+        pulumi.export("ordersStoryName", orders_webhook.story.name)
+        ```
+        ### Adopting a connection made in the dashboard
+        ```python
+        import pulumi
+        import pulumi_chatbot as chatbot
+
+        config = pulumi.Config()
+        # The story whose bot calls the backend: 24 characters
+        story_id = config.require("storyId")
+        # The id of a connection made in the dashboard
+        existing_connection_id = config.require("existingConnectionId")
+        # The first up adopts the existing connection instead of creating one, and updates it only
+        # where it differs from the program; later ups ignore adoptId.
+        support_webhook = chatbot.WebhookConnection("supportWebhook",
+            story_id=story_id,
+            name="Support",
+            url="https://support.example.com/chatbot",
+            adopt_id=existing_connection_id)
+        ```
 
         :param str resource_name: The name of the resource.
         :param WebhookConnectionArgs args: The arguments to use to populate this resource's properties.

@@ -16,6 +16,11 @@ func GetApiUrl(ctx *pulumi.Context) string {
 	return config.Get(ctx, "chatbot:apiUrl")
 }
 
+// Whether every `pulumi up` and preview reads each resource this provider manages before the program runs (the engine's refresh before update), so a change made by hand is put back without `--refresh`. Each read is one request per resource per run, and a preview then needs the token. Where none is given, the CHATBOT_REFRESH_BEFORE_UPDATE environment variable (true or false), else false.
+func GetRefreshBeforeUpdate(ctx *pulumi.Context) bool {
+	return config.GetBool(ctx, "chatbot:refreshBeforeUpdate")
+}
+
 // The time budget of one request's retries, in milliseconds: an API that limits requests (429, or 503 with Retry-After) is waited out as it asks within it, however many attempts that takes. Where none is given, the CHATBOT_RETRY_MAX_ELAPSED_MS environment variable, else 300000.
 func GetRetryMaxElapsedMs(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "chatbot:retryMaxElapsedMs")

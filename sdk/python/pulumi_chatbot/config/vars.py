@@ -28,6 +28,13 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get('apiUrl')
 
     @_builtins.property
+    def refresh_before_update(self) -> Optional[bool]:
+        """
+        Whether every `pulumi up` and preview reads each resource this provider manages before the program runs (the engine's refresh before update), so a change made by hand is put back without `--refresh`. Each read is one request per resource per run, and a preview then needs the token. Where none is given, the CHATBOT_REFRESH_BEFORE_UPDATE environment variable (true or false), else false.
+        """
+        return __config__.get_bool('refreshBeforeUpdate')
+
+    @_builtins.property
     def retry_max_elapsed_ms(self) -> Optional[int]:
         """
         The time budget of one request's retries, in milliseconds: an API that limits requests (429, or 503 with Retry-After) is waited out as it asks within it, however many attempts that takes. Where none is given, the CHATBOT_RETRY_MAX_ELAPSED_MS environment variable, else 300000.

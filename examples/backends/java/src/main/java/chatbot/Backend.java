@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,11 +33,13 @@ import tools.jackson.databind.node.ObjectNode;
  * <p>Settings, from the environment: CHATBOT_SCHEMA_DIR, the folder holding request.json and
  * response.json (required); PORT, the port on 127.0.0.1 (default 8080; 0 picks a free one);
  * WEBHOOK_TOKEN, the connection's token, which the verification request and every call must carry;
+ * WEBHOOK_TOKENS, during a rotation, the tokens accepted as a JSON list, e.g. ["&lt;next&gt;",
+ * "&lt;current&gt;"] (JSON, so a token may hold any character, commas too; with WEBHOOK_TOKEN, both count);
  * BAD_ANSWER=1, to answer with a message over ChatBot's 1024 characters and see it refused.
  */
 public final class Backend {
     private static final JsonMapper JSON = JsonMapper.shared();
-    private static final String TOKEN = System.getenv("WEBHOOK_TOKEN");
+    private static final List<byte[]> TOKENS = acceptedTokens();
     private static final boolean BAD_ANSWER = "1".equals(System.getenv("BAD_ANSWER"));
 
     private Backend() {}
@@ -69,10 +72,41 @@ public final class Backend {
         return out;
     }
 
+    /** Every token a call may carry, from WEBHOOK_TOKEN and WEBHOOK_TOKENS; null: none is checked. */
+    private static List<byte[]> acceptedTokens() {
+        List<byte[]> tokens = new ArrayList<>();
+        String one = System.getenv("WEBHOOK_TOKEN");
+        if (one != null) tokens.add(one.getBytes(StandardCharsets.UTF_8));
+        String listed = System.getenv("WEBHOOK_TOKENS");
+        if (listed != null) {
+            JsonNode list;
+            try {
+                list = JSON.readTree(listed);
+            } catch (JacksonException e) {
+                list = null;
+            }
+            boolean valid = list != null && list.isArray() && !list.isEmpty();
+            for (JsonNode token : valid ? list : JSON.createArrayNode()) {
+                valid &= token.isString() && !token.asString().isEmpty();
+                if (valid) tokens.add(token.asString().getBytes(StandardCharsets.UTF_8));
+            }
+            if (!valid) {
+                // Named, never shown: the value is a secret.
+                System.err.println("WEBHOOK_TOKENS: must be a JSON list of non-empty strings, e.g. [\"<next>\", \"<current>\"]");
+                System.exit(2);
+            }
+        }
+        return tokens.isEmpty() ? null : tokens;
+    }
+
     private static boolean tokenOk(Map<String, String> query) {
-        if (TOKEN == null) return true;
+        if (TOKENS == null) return true;
         byte[] given = query.getOrDefault("token", "").getBytes(StandardCharsets.UTF_8);
-        return MessageDigest.isEqual(given, TOKEN.getBytes(StandardCharsets.UTF_8));
+        // Compared with every accepted token, none skipped, each in constant time: which one
+        // matched does not show in the time taken.
+        boolean ok = false;
+        for (byte[] token : TOKENS) ok |= MessageDigest.isEqual(given, token);
+        return ok;
     }
 
     private static void send(HttpExchange exchange, int status, String contentType, String body) throws IOException {

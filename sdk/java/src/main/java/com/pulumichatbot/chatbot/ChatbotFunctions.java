@@ -25,168 +25,3031 @@ import java.util.concurrent.CompletableFuture;
 public final class ChatbotFunctions {
     /**
      * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By id
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * const config = new pulumi.Config();
+     * // The id of a legacy webhook
+     * const legacyWebhookId = config.require("legacyWebhookId");
+     * // No secret field unless includeSecrets is true.
+     * const legacyWebhook = chatbot.getLegacyWebhookOutput({
+     *     id: legacyWebhookId,
+     * });
+     * export const legacyUrl = legacyWebhook.url;
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The id of a legacy webhook
+     * legacy_webhook_id = config.require("legacyWebhookId")
+     * # No secret field unless includeSecrets is true.
+     * legacy_webhook = chatbot.get_legacy_webhook_output(id=legacy_webhook_id)
+     * pulumi.export("legacyUrl", legacy_webhook.url)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The id of a legacy webhook
+     * 		legacyWebhookId := cfg.Require("legacyWebhookId")
+     * 		// No secret field unless includeSecrets is true.
+     * 		legacyWebhook := chatbot.LookupLegacyWebhookOutput(ctx, chatbot.LookupLegacyWebhookOutputArgs{
+     * 			Id: pulumi.String(legacyWebhookId),
+     * 		}, nil)
+     * 		ctx.Export("legacyUrl", legacyWebhook.Url())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetLegacyWebhookArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var legacyWebhookId = config.require("legacyWebhookId");
+     *         final var legacyWebhook = ChatbotFunctions.getLegacyWebhook(GetLegacyWebhookArgs.builder()
+     *             .id(legacyWebhookId)
+     *             .build());
+     *
+     *         ctx.export("legacyUrl", legacyWebhook.applyValue(_invoke -> _invoke.url()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   legacyWebhookId:
+     *     type: string
+     * variables:
+     *   # No secret field unless includeSecrets is true.
+     *   legacyWebhook:
+     *     fn::invoke:
+     *       function: chatbot:index:getLegacyWebhook
+     *       arguments:
+     *         id: ${legacyWebhookId}
+     * outputs:
+     *   legacyUrl: ${legacyWebhook.url}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static Output<GetLegacyWebhookResult> getLegacyWebhook() {
         return getLegacyWebhook(GetLegacyWebhookArgs.builder().build(), InvokeOutputOptions.Empty);
     }
     /**
      * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By id
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * const config = new pulumi.Config();
+     * // The id of a legacy webhook
+     * const legacyWebhookId = config.require("legacyWebhookId");
+     * // No secret field unless includeSecrets is true.
+     * const legacyWebhook = chatbot.getLegacyWebhookOutput({
+     *     id: legacyWebhookId,
+     * });
+     * export const legacyUrl = legacyWebhook.url;
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The id of a legacy webhook
+     * legacy_webhook_id = config.require("legacyWebhookId")
+     * # No secret field unless includeSecrets is true.
+     * legacy_webhook = chatbot.get_legacy_webhook_output(id=legacy_webhook_id)
+     * pulumi.export("legacyUrl", legacy_webhook.url)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The id of a legacy webhook
+     * 		legacyWebhookId := cfg.Require("legacyWebhookId")
+     * 		// No secret field unless includeSecrets is true.
+     * 		legacyWebhook := chatbot.LookupLegacyWebhookOutput(ctx, chatbot.LookupLegacyWebhookOutputArgs{
+     * 			Id: pulumi.String(legacyWebhookId),
+     * 		}, nil)
+     * 		ctx.Export("legacyUrl", legacyWebhook.Url())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetLegacyWebhookArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var legacyWebhookId = config.require("legacyWebhookId");
+     *         final var legacyWebhook = ChatbotFunctions.getLegacyWebhook(GetLegacyWebhookArgs.builder()
+     *             .id(legacyWebhookId)
+     *             .build());
+     *
+     *         ctx.export("legacyUrl", legacyWebhook.applyValue(_invoke -> _invoke.url()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   legacyWebhookId:
+     *     type: string
+     * variables:
+     *   # No secret field unless includeSecrets is true.
+     *   legacyWebhook:
+     *     fn::invoke:
+     *       function: chatbot:index:getLegacyWebhook
+     *       arguments:
+     *         id: ${legacyWebhookId}
+     * outputs:
+     *   legacyUrl: ${legacyWebhook.url}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static CompletableFuture<GetLegacyWebhookResult> getLegacyWebhookPlain() {
         return getLegacyWebhookPlain(GetLegacyWebhookPlainArgs.builder().build(), InvokeOptions.Empty);
     }
     /**
      * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By id
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * const config = new pulumi.Config();
+     * // The id of a legacy webhook
+     * const legacyWebhookId = config.require("legacyWebhookId");
+     * // No secret field unless includeSecrets is true.
+     * const legacyWebhook = chatbot.getLegacyWebhookOutput({
+     *     id: legacyWebhookId,
+     * });
+     * export const legacyUrl = legacyWebhook.url;
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The id of a legacy webhook
+     * legacy_webhook_id = config.require("legacyWebhookId")
+     * # No secret field unless includeSecrets is true.
+     * legacy_webhook = chatbot.get_legacy_webhook_output(id=legacy_webhook_id)
+     * pulumi.export("legacyUrl", legacy_webhook.url)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The id of a legacy webhook
+     * 		legacyWebhookId := cfg.Require("legacyWebhookId")
+     * 		// No secret field unless includeSecrets is true.
+     * 		legacyWebhook := chatbot.LookupLegacyWebhookOutput(ctx, chatbot.LookupLegacyWebhookOutputArgs{
+     * 			Id: pulumi.String(legacyWebhookId),
+     * 		}, nil)
+     * 		ctx.Export("legacyUrl", legacyWebhook.Url())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetLegacyWebhookArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var legacyWebhookId = config.require("legacyWebhookId");
+     *         final var legacyWebhook = ChatbotFunctions.getLegacyWebhook(GetLegacyWebhookArgs.builder()
+     *             .id(legacyWebhookId)
+     *             .build());
+     *
+     *         ctx.export("legacyUrl", legacyWebhook.applyValue(_invoke -> _invoke.url()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   legacyWebhookId:
+     *     type: string
+     * variables:
+     *   # No secret field unless includeSecrets is true.
+     *   legacyWebhook:
+     *     fn::invoke:
+     *       function: chatbot:index:getLegacyWebhook
+     *       arguments:
+     *         id: ${legacyWebhookId}
+     * outputs:
+     *   legacyUrl: ${legacyWebhook.url}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static Output<GetLegacyWebhookResult> getLegacyWebhook(GetLegacyWebhookArgs args) {
         return getLegacyWebhook(args, InvokeOutputOptions.Empty);
     }
     /**
      * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By id
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * const config = new pulumi.Config();
+     * // The id of a legacy webhook
+     * const legacyWebhookId = config.require("legacyWebhookId");
+     * // No secret field unless includeSecrets is true.
+     * const legacyWebhook = chatbot.getLegacyWebhookOutput({
+     *     id: legacyWebhookId,
+     * });
+     * export const legacyUrl = legacyWebhook.url;
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The id of a legacy webhook
+     * legacy_webhook_id = config.require("legacyWebhookId")
+     * # No secret field unless includeSecrets is true.
+     * legacy_webhook = chatbot.get_legacy_webhook_output(id=legacy_webhook_id)
+     * pulumi.export("legacyUrl", legacy_webhook.url)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The id of a legacy webhook
+     * 		legacyWebhookId := cfg.Require("legacyWebhookId")
+     * 		// No secret field unless includeSecrets is true.
+     * 		legacyWebhook := chatbot.LookupLegacyWebhookOutput(ctx, chatbot.LookupLegacyWebhookOutputArgs{
+     * 			Id: pulumi.String(legacyWebhookId),
+     * 		}, nil)
+     * 		ctx.Export("legacyUrl", legacyWebhook.Url())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetLegacyWebhookArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var legacyWebhookId = config.require("legacyWebhookId");
+     *         final var legacyWebhook = ChatbotFunctions.getLegacyWebhook(GetLegacyWebhookArgs.builder()
+     *             .id(legacyWebhookId)
+     *             .build());
+     *
+     *         ctx.export("legacyUrl", legacyWebhook.applyValue(_invoke -> _invoke.url()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   legacyWebhookId:
+     *     type: string
+     * variables:
+     *   # No secret field unless includeSecrets is true.
+     *   legacyWebhook:
+     *     fn::invoke:
+     *       function: chatbot:index:getLegacyWebhook
+     *       arguments:
+     *         id: ${legacyWebhookId}
+     * outputs:
+     *   legacyUrl: ${legacyWebhook.url}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static CompletableFuture<GetLegacyWebhookResult> getLegacyWebhookPlain(GetLegacyWebhookPlainArgs args) {
         return getLegacyWebhookPlain(args, InvokeOptions.Empty);
     }
     /**
      * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By id
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * const config = new pulumi.Config();
+     * // The id of a legacy webhook
+     * const legacyWebhookId = config.require("legacyWebhookId");
+     * // No secret field unless includeSecrets is true.
+     * const legacyWebhook = chatbot.getLegacyWebhookOutput({
+     *     id: legacyWebhookId,
+     * });
+     * export const legacyUrl = legacyWebhook.url;
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The id of a legacy webhook
+     * legacy_webhook_id = config.require("legacyWebhookId")
+     * # No secret field unless includeSecrets is true.
+     * legacy_webhook = chatbot.get_legacy_webhook_output(id=legacy_webhook_id)
+     * pulumi.export("legacyUrl", legacy_webhook.url)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The id of a legacy webhook
+     * 		legacyWebhookId := cfg.Require("legacyWebhookId")
+     * 		// No secret field unless includeSecrets is true.
+     * 		legacyWebhook := chatbot.LookupLegacyWebhookOutput(ctx, chatbot.LookupLegacyWebhookOutputArgs{
+     * 			Id: pulumi.String(legacyWebhookId),
+     * 		}, nil)
+     * 		ctx.Export("legacyUrl", legacyWebhook.Url())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetLegacyWebhookArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var legacyWebhookId = config.require("legacyWebhookId");
+     *         final var legacyWebhook = ChatbotFunctions.getLegacyWebhook(GetLegacyWebhookArgs.builder()
+     *             .id(legacyWebhookId)
+     *             .build());
+     *
+     *         ctx.export("legacyUrl", legacyWebhook.applyValue(_invoke -> _invoke.url()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   legacyWebhookId:
+     *     type: string
+     * variables:
+     *   # No secret field unless includeSecrets is true.
+     *   legacyWebhook:
+     *     fn::invoke:
+     *       function: chatbot:index:getLegacyWebhook
+     *       arguments:
+     *         id: ${legacyWebhookId}
+     * outputs:
+     *   legacyUrl: ${legacyWebhook.url}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static Output<GetLegacyWebhookResult> getLegacyWebhook(GetLegacyWebhookArgs args, InvokeOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getLegacyWebhook", TypeShape.of(GetLegacyWebhookResult.class), args, Utilities.withVersion(options));
     }
     /**
      * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By id
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * const config = new pulumi.Config();
+     * // The id of a legacy webhook
+     * const legacyWebhookId = config.require("legacyWebhookId");
+     * // No secret field unless includeSecrets is true.
+     * const legacyWebhook = chatbot.getLegacyWebhookOutput({
+     *     id: legacyWebhookId,
+     * });
+     * export const legacyUrl = legacyWebhook.url;
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The id of a legacy webhook
+     * legacy_webhook_id = config.require("legacyWebhookId")
+     * # No secret field unless includeSecrets is true.
+     * legacy_webhook = chatbot.get_legacy_webhook_output(id=legacy_webhook_id)
+     * pulumi.export("legacyUrl", legacy_webhook.url)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The id of a legacy webhook
+     * 		legacyWebhookId := cfg.Require("legacyWebhookId")
+     * 		// No secret field unless includeSecrets is true.
+     * 		legacyWebhook := chatbot.LookupLegacyWebhookOutput(ctx, chatbot.LookupLegacyWebhookOutputArgs{
+     * 			Id: pulumi.String(legacyWebhookId),
+     * 		}, nil)
+     * 		ctx.Export("legacyUrl", legacyWebhook.Url())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetLegacyWebhookArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var legacyWebhookId = config.require("legacyWebhookId");
+     *         final var legacyWebhook = ChatbotFunctions.getLegacyWebhook(GetLegacyWebhookArgs.builder()
+     *             .id(legacyWebhookId)
+     *             .build());
+     *
+     *         ctx.export("legacyUrl", legacyWebhook.applyValue(_invoke -> _invoke.url()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   legacyWebhookId:
+     *     type: string
+     * variables:
+     *   # No secret field unless includeSecrets is true.
+     *   legacyWebhook:
+     *     fn::invoke:
+     *       function: chatbot:index:getLegacyWebhook
+     *       arguments:
+     *         id: ${legacyWebhookId}
+     * outputs:
+     *   legacyUrl: ${legacyWebhook.url}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static Output<GetLegacyWebhookResult> getLegacyWebhook(GetLegacyWebhookArgs args, InvokeOutputOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getLegacyWebhook", TypeShape.of(GetLegacyWebhookResult.class), args, Utilities.withVersion(options));
     }
     /**
      * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By id
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * const config = new pulumi.Config();
+     * // The id of a legacy webhook
+     * const legacyWebhookId = config.require("legacyWebhookId");
+     * // No secret field unless includeSecrets is true.
+     * const legacyWebhook = chatbot.getLegacyWebhookOutput({
+     *     id: legacyWebhookId,
+     * });
+     * export const legacyUrl = legacyWebhook.url;
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The id of a legacy webhook
+     * legacy_webhook_id = config.require("legacyWebhookId")
+     * # No secret field unless includeSecrets is true.
+     * legacy_webhook = chatbot.get_legacy_webhook_output(id=legacy_webhook_id)
+     * pulumi.export("legacyUrl", legacy_webhook.url)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The id of a legacy webhook
+     * 		legacyWebhookId := cfg.Require("legacyWebhookId")
+     * 		// No secret field unless includeSecrets is true.
+     * 		legacyWebhook := chatbot.LookupLegacyWebhookOutput(ctx, chatbot.LookupLegacyWebhookOutputArgs{
+     * 			Id: pulumi.String(legacyWebhookId),
+     * 		}, nil)
+     * 		ctx.Export("legacyUrl", legacyWebhook.Url())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetLegacyWebhookArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var legacyWebhookId = config.require("legacyWebhookId");
+     *         final var legacyWebhook = ChatbotFunctions.getLegacyWebhook(GetLegacyWebhookArgs.builder()
+     *             .id(legacyWebhookId)
+     *             .build());
+     *
+     *         ctx.export("legacyUrl", legacyWebhook.applyValue(_invoke -> _invoke.url()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   legacyWebhookId:
+     *     type: string
+     * variables:
+     *   # No secret field unless includeSecrets is true.
+     *   legacyWebhook:
+     *     fn::invoke:
+     *       function: chatbot:index:getLegacyWebhook
+     *       arguments:
+     *         id: ${legacyWebhookId}
+     * outputs:
+     *   legacyUrl: ${legacyWebhook.url}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static CompletableFuture<GetLegacyWebhookResult> getLegacyWebhookPlain(GetLegacyWebhookPlainArgs args, InvokeOptions options) {
         return Deployment.getInstance().invokeAsync("chatbot:index:getLegacyWebhook", TypeShape.of(GetLegacyWebhookResult.class), args, Utilities.withVersion(options));
     }
     /**
      * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By name prefix
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * // What the list read holds: no secret field.
+     * const legacyWebhooks = chatbot.getLegacyWebhooksOutput({
+     *     namePrefix: "Orders",
+     * });
+     * export const legacyWebhookList = legacyWebhooks.apply(legacyWebhooks => legacyWebhooks.items);
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * # What the list read holds: no secret field.
+     * legacy_webhooks = chatbot.get_legacy_webhooks_output(name_prefix="Orders")
+     * pulumi.export("legacyWebhookList", legacy_webhooks.items)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		// What the list read holds: no secret field.
+     * 		legacyWebhooks := chatbot.GetLegacyWebhooksOutput(ctx, chatbot.GetLegacyWebhooksOutputArgs{
+     * 			NamePrefix: pulumi.String("Orders"),
+     * 		}, nil)
+     * 		ctx.Export("legacyWebhookList", legacyWebhooks.Items())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetLegacyWebhooksArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var legacyWebhooks = ChatbotFunctions.getLegacyWebhooks(GetLegacyWebhooksArgs.builder()
+     *             .namePrefix("Orders")
+     *             .build());
+     *
+     *         ctx.export("legacyWebhookList", legacyWebhooks.applyValue(_invoke -> _invoke.items()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * variables:
+     *   # What the list read holds: no secret field.
+     *   legacyWebhooks:
+     *     fn::invoke:
+     *       function: chatbot:index:getLegacyWebhooks
+     *       arguments:
+     *         namePrefix: Orders
+     * outputs:
+     *   legacyWebhookList: ${legacyWebhooks.items}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static Output<GetLegacyWebhooksResult> getLegacyWebhooks() {
         return getLegacyWebhooks(GetLegacyWebhooksArgs.builder().build(), InvokeOutputOptions.Empty);
     }
     /**
      * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By name prefix
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * // What the list read holds: no secret field.
+     * const legacyWebhooks = chatbot.getLegacyWebhooksOutput({
+     *     namePrefix: "Orders",
+     * });
+     * export const legacyWebhookList = legacyWebhooks.apply(legacyWebhooks => legacyWebhooks.items);
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * # What the list read holds: no secret field.
+     * legacy_webhooks = chatbot.get_legacy_webhooks_output(name_prefix="Orders")
+     * pulumi.export("legacyWebhookList", legacy_webhooks.items)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		// What the list read holds: no secret field.
+     * 		legacyWebhooks := chatbot.GetLegacyWebhooksOutput(ctx, chatbot.GetLegacyWebhooksOutputArgs{
+     * 			NamePrefix: pulumi.String("Orders"),
+     * 		}, nil)
+     * 		ctx.Export("legacyWebhookList", legacyWebhooks.Items())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetLegacyWebhooksArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var legacyWebhooks = ChatbotFunctions.getLegacyWebhooks(GetLegacyWebhooksArgs.builder()
+     *             .namePrefix("Orders")
+     *             .build());
+     *
+     *         ctx.export("legacyWebhookList", legacyWebhooks.applyValue(_invoke -> _invoke.items()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * variables:
+     *   # What the list read holds: no secret field.
+     *   legacyWebhooks:
+     *     fn::invoke:
+     *       function: chatbot:index:getLegacyWebhooks
+     *       arguments:
+     *         namePrefix: Orders
+     * outputs:
+     *   legacyWebhookList: ${legacyWebhooks.items}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static CompletableFuture<GetLegacyWebhooksResult> getLegacyWebhooksPlain() {
         return getLegacyWebhooksPlain(GetLegacyWebhooksPlainArgs.builder().build(), InvokeOptions.Empty);
     }
     /**
      * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By name prefix
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * // What the list read holds: no secret field.
+     * const legacyWebhooks = chatbot.getLegacyWebhooksOutput({
+     *     namePrefix: "Orders",
+     * });
+     * export const legacyWebhookList = legacyWebhooks.apply(legacyWebhooks => legacyWebhooks.items);
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * # What the list read holds: no secret field.
+     * legacy_webhooks = chatbot.get_legacy_webhooks_output(name_prefix="Orders")
+     * pulumi.export("legacyWebhookList", legacy_webhooks.items)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		// What the list read holds: no secret field.
+     * 		legacyWebhooks := chatbot.GetLegacyWebhooksOutput(ctx, chatbot.GetLegacyWebhooksOutputArgs{
+     * 			NamePrefix: pulumi.String("Orders"),
+     * 		}, nil)
+     * 		ctx.Export("legacyWebhookList", legacyWebhooks.Items())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetLegacyWebhooksArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var legacyWebhooks = ChatbotFunctions.getLegacyWebhooks(GetLegacyWebhooksArgs.builder()
+     *             .namePrefix("Orders")
+     *             .build());
+     *
+     *         ctx.export("legacyWebhookList", legacyWebhooks.applyValue(_invoke -> _invoke.items()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * variables:
+     *   # What the list read holds: no secret field.
+     *   legacyWebhooks:
+     *     fn::invoke:
+     *       function: chatbot:index:getLegacyWebhooks
+     *       arguments:
+     *         namePrefix: Orders
+     * outputs:
+     *   legacyWebhookList: ${legacyWebhooks.items}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static Output<GetLegacyWebhooksResult> getLegacyWebhooks(GetLegacyWebhooksArgs args) {
         return getLegacyWebhooks(args, InvokeOutputOptions.Empty);
     }
     /**
      * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By name prefix
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * // What the list read holds: no secret field.
+     * const legacyWebhooks = chatbot.getLegacyWebhooksOutput({
+     *     namePrefix: "Orders",
+     * });
+     * export const legacyWebhookList = legacyWebhooks.apply(legacyWebhooks => legacyWebhooks.items);
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * # What the list read holds: no secret field.
+     * legacy_webhooks = chatbot.get_legacy_webhooks_output(name_prefix="Orders")
+     * pulumi.export("legacyWebhookList", legacy_webhooks.items)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		// What the list read holds: no secret field.
+     * 		legacyWebhooks := chatbot.GetLegacyWebhooksOutput(ctx, chatbot.GetLegacyWebhooksOutputArgs{
+     * 			NamePrefix: pulumi.String("Orders"),
+     * 		}, nil)
+     * 		ctx.Export("legacyWebhookList", legacyWebhooks.Items())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetLegacyWebhooksArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var legacyWebhooks = ChatbotFunctions.getLegacyWebhooks(GetLegacyWebhooksArgs.builder()
+     *             .namePrefix("Orders")
+     *             .build());
+     *
+     *         ctx.export("legacyWebhookList", legacyWebhooks.applyValue(_invoke -> _invoke.items()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * variables:
+     *   # What the list read holds: no secret field.
+     *   legacyWebhooks:
+     *     fn::invoke:
+     *       function: chatbot:index:getLegacyWebhooks
+     *       arguments:
+     *         namePrefix: Orders
+     * outputs:
+     *   legacyWebhookList: ${legacyWebhooks.items}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static CompletableFuture<GetLegacyWebhooksResult> getLegacyWebhooksPlain(GetLegacyWebhooksPlainArgs args) {
         return getLegacyWebhooksPlain(args, InvokeOptions.Empty);
     }
     /**
      * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By name prefix
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * // What the list read holds: no secret field.
+     * const legacyWebhooks = chatbot.getLegacyWebhooksOutput({
+     *     namePrefix: "Orders",
+     * });
+     * export const legacyWebhookList = legacyWebhooks.apply(legacyWebhooks => legacyWebhooks.items);
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * # What the list read holds: no secret field.
+     * legacy_webhooks = chatbot.get_legacy_webhooks_output(name_prefix="Orders")
+     * pulumi.export("legacyWebhookList", legacy_webhooks.items)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		// What the list read holds: no secret field.
+     * 		legacyWebhooks := chatbot.GetLegacyWebhooksOutput(ctx, chatbot.GetLegacyWebhooksOutputArgs{
+     * 			NamePrefix: pulumi.String("Orders"),
+     * 		}, nil)
+     * 		ctx.Export("legacyWebhookList", legacyWebhooks.Items())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetLegacyWebhooksArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var legacyWebhooks = ChatbotFunctions.getLegacyWebhooks(GetLegacyWebhooksArgs.builder()
+     *             .namePrefix("Orders")
+     *             .build());
+     *
+     *         ctx.export("legacyWebhookList", legacyWebhooks.applyValue(_invoke -> _invoke.items()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * variables:
+     *   # What the list read holds: no secret field.
+     *   legacyWebhooks:
+     *     fn::invoke:
+     *       function: chatbot:index:getLegacyWebhooks
+     *       arguments:
+     *         namePrefix: Orders
+     * outputs:
+     *   legacyWebhookList: ${legacyWebhooks.items}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static Output<GetLegacyWebhooksResult> getLegacyWebhooks(GetLegacyWebhooksArgs args, InvokeOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getLegacyWebhooks", TypeShape.of(GetLegacyWebhooksResult.class), args, Utilities.withVersion(options));
     }
     /**
      * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By name prefix
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * // What the list read holds: no secret field.
+     * const legacyWebhooks = chatbot.getLegacyWebhooksOutput({
+     *     namePrefix: "Orders",
+     * });
+     * export const legacyWebhookList = legacyWebhooks.apply(legacyWebhooks => legacyWebhooks.items);
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * # What the list read holds: no secret field.
+     * legacy_webhooks = chatbot.get_legacy_webhooks_output(name_prefix="Orders")
+     * pulumi.export("legacyWebhookList", legacy_webhooks.items)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		// What the list read holds: no secret field.
+     * 		legacyWebhooks := chatbot.GetLegacyWebhooksOutput(ctx, chatbot.GetLegacyWebhooksOutputArgs{
+     * 			NamePrefix: pulumi.String("Orders"),
+     * 		}, nil)
+     * 		ctx.Export("legacyWebhookList", legacyWebhooks.Items())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetLegacyWebhooksArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var legacyWebhooks = ChatbotFunctions.getLegacyWebhooks(GetLegacyWebhooksArgs.builder()
+     *             .namePrefix("Orders")
+     *             .build());
+     *
+     *         ctx.export("legacyWebhookList", legacyWebhooks.applyValue(_invoke -> _invoke.items()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * variables:
+     *   # What the list read holds: no secret field.
+     *   legacyWebhooks:
+     *     fn::invoke:
+     *       function: chatbot:index:getLegacyWebhooks
+     *       arguments:
+     *         namePrefix: Orders
+     * outputs:
+     *   legacyWebhookList: ${legacyWebhooks.items}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static Output<GetLegacyWebhooksResult> getLegacyWebhooks(GetLegacyWebhooksArgs args, InvokeOutputOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getLegacyWebhooks", TypeShape.of(GetLegacyWebhooksResult.class), args, Utilities.withVersion(options));
     }
     /**
      * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By name prefix
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * // What the list read holds: no secret field.
+     * const legacyWebhooks = chatbot.getLegacyWebhooksOutput({
+     *     namePrefix: "Orders",
+     * });
+     * export const legacyWebhookList = legacyWebhooks.apply(legacyWebhooks => legacyWebhooks.items);
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * # What the list read holds: no secret field.
+     * legacy_webhooks = chatbot.get_legacy_webhooks_output(name_prefix="Orders")
+     * pulumi.export("legacyWebhookList", legacy_webhooks.items)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		// What the list read holds: no secret field.
+     * 		legacyWebhooks := chatbot.GetLegacyWebhooksOutput(ctx, chatbot.GetLegacyWebhooksOutputArgs{
+     * 			NamePrefix: pulumi.String("Orders"),
+     * 		}, nil)
+     * 		ctx.Export("legacyWebhookList", legacyWebhooks.Items())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetLegacyWebhooksArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var legacyWebhooks = ChatbotFunctions.getLegacyWebhooks(GetLegacyWebhooksArgs.builder()
+     *             .namePrefix("Orders")
+     *             .build());
+     *
+     *         ctx.export("legacyWebhookList", legacyWebhooks.applyValue(_invoke -> _invoke.items()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * variables:
+     *   # What the list read holds: no secret field.
+     *   legacyWebhooks:
+     *     fn::invoke:
+     *       function: chatbot:index:getLegacyWebhooks
+     *       arguments:
+     *         namePrefix: Orders
+     * outputs:
+     *   legacyWebhookList: ${legacyWebhooks.items}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static CompletableFuture<GetLegacyWebhooksResult> getLegacyWebhooksPlain(GetLegacyWebhooksPlainArgs args, InvokeOptions options) {
         return Deployment.getInstance().invokeAsync("chatbot:index:getLegacyWebhooks", TypeShape.of(GetLegacyWebhooksResult.class), args, Utilities.withVersion(options));
     }
     /**
      * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By name in a story, then by id with its secrets
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * const config = new pulumi.Config();
+     * // The story to look in: 24 characters
+     * const storyId = config.require("storyId");
+     * // By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * // Without includeSecrets the result holds no secret field.
+     * const ordersByName = chatbot.getWebhookConnectionOutput({
+     *     name: "Orders",
+     *     storyId: storyId,
+     * });
+     * // By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * const ordersWithSecrets = chatbot.getWebhookConnectionOutput({
+     *     id: ordersByName.id,
+     *     includeSecrets: true,
+     * });
+     * export const foundUrl = ordersByName.url;
+     * export const foundToken = ordersWithSecrets.token;
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The story to look in: 24 characters
+     * story_id = config.require("storyId")
+     * # By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * # Without includeSecrets the result holds no secret field.
+     * orders_by_name = chatbot.get_webhook_connection_output(name="Orders",
+     *     story_id=story_id)
+     * # By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * orders_with_secrets = chatbot.get_webhook_connection_output(id=orders_by_name.id,
+     *     include_secrets=True)
+     * pulumi.export("foundUrl", orders_by_name.url)
+     * pulumi.export("foundToken", orders_with_secrets.token)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The story to look in: 24 characters
+     * 		storyId := cfg.Require("storyId")
+     * 		// By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * 		// Without includeSecrets the result holds no secret field.
+     * 		ordersByName := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
+     * 			Name:    pulumi.String("Orders"),
+     * 			StoryId: pulumi.String(storyId),
+     * 		}, nil)
+     * 		// By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * 		ordersWithSecrets := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
+     * 			Id:             ordersByName.Id(),
+     * 			IncludeSecrets: pulumi.Bool(true),
+     * 		}, nil)
+     * 		ctx.Export("foundUrl", ordersByName.Url())
+     * 		ctx.Export("foundToken", ordersWithSecrets.Token())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetWebhookConnectionArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var storyId = config.require("storyId");
+     *         final var ordersByName = ChatbotFunctions.getWebhookConnection(GetWebhookConnectionArgs.builder()
+     *             .name("Orders")
+     *             .storyId(storyId)
+     *             .build());
+     *
+     *         final var ordersWithSecrets = ChatbotFunctions.getWebhookConnection(GetWebhookConnectionArgs.builder()
+     *             .id(ordersByName.applyValue(_invoke -> _invoke.id()))
+     *             .includeSecrets(true)
+     *             .build());
+     *
+     *         ctx.export("foundUrl", ordersByName.applyValue(_invoke -> _invoke.url()));
+     *         ctx.export("foundToken", ordersWithSecrets.applyValue(_invoke -> _invoke.token().orElse(null)));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   storyId:
+     *     type: string
+     * variables:
+     *   # By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     *   # Without includeSecrets the result holds no secret field.
+     *   ordersByName:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnection
+     *       arguments:
+     *         name: Orders
+     *         storyId: ${storyId}
+     *   # By id, with token, headers and auth: marked secret, so the whole result is secret.
+     *   ordersWithSecrets:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnection
+     *       arguments:
+     *         id: ${ordersByName.id}
+     *         includeSecrets: true
+     * outputs:
+     *   foundUrl: ${ordersByName.url}
+     *   foundToken: ${ordersWithSecrets.token}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static Output<GetWebhookConnectionResult> getWebhookConnection() {
         return getWebhookConnection(GetWebhookConnectionArgs.builder().build(), InvokeOutputOptions.Empty);
     }
     /**
      * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By name in a story, then by id with its secrets
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * const config = new pulumi.Config();
+     * // The story to look in: 24 characters
+     * const storyId = config.require("storyId");
+     * // By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * // Without includeSecrets the result holds no secret field.
+     * const ordersByName = chatbot.getWebhookConnectionOutput({
+     *     name: "Orders",
+     *     storyId: storyId,
+     * });
+     * // By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * const ordersWithSecrets = chatbot.getWebhookConnectionOutput({
+     *     id: ordersByName.id,
+     *     includeSecrets: true,
+     * });
+     * export const foundUrl = ordersByName.url;
+     * export const foundToken = ordersWithSecrets.token;
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The story to look in: 24 characters
+     * story_id = config.require("storyId")
+     * # By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * # Without includeSecrets the result holds no secret field.
+     * orders_by_name = chatbot.get_webhook_connection_output(name="Orders",
+     *     story_id=story_id)
+     * # By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * orders_with_secrets = chatbot.get_webhook_connection_output(id=orders_by_name.id,
+     *     include_secrets=True)
+     * pulumi.export("foundUrl", orders_by_name.url)
+     * pulumi.export("foundToken", orders_with_secrets.token)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The story to look in: 24 characters
+     * 		storyId := cfg.Require("storyId")
+     * 		// By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * 		// Without includeSecrets the result holds no secret field.
+     * 		ordersByName := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
+     * 			Name:    pulumi.String("Orders"),
+     * 			StoryId: pulumi.String(storyId),
+     * 		}, nil)
+     * 		// By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * 		ordersWithSecrets := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
+     * 			Id:             ordersByName.Id(),
+     * 			IncludeSecrets: pulumi.Bool(true),
+     * 		}, nil)
+     * 		ctx.Export("foundUrl", ordersByName.Url())
+     * 		ctx.Export("foundToken", ordersWithSecrets.Token())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetWebhookConnectionArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var storyId = config.require("storyId");
+     *         final var ordersByName = ChatbotFunctions.getWebhookConnection(GetWebhookConnectionArgs.builder()
+     *             .name("Orders")
+     *             .storyId(storyId)
+     *             .build());
+     *
+     *         final var ordersWithSecrets = ChatbotFunctions.getWebhookConnection(GetWebhookConnectionArgs.builder()
+     *             .id(ordersByName.applyValue(_invoke -> _invoke.id()))
+     *             .includeSecrets(true)
+     *             .build());
+     *
+     *         ctx.export("foundUrl", ordersByName.applyValue(_invoke -> _invoke.url()));
+     *         ctx.export("foundToken", ordersWithSecrets.applyValue(_invoke -> _invoke.token().orElse(null)));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   storyId:
+     *     type: string
+     * variables:
+     *   # By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     *   # Without includeSecrets the result holds no secret field.
+     *   ordersByName:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnection
+     *       arguments:
+     *         name: Orders
+     *         storyId: ${storyId}
+     *   # By id, with token, headers and auth: marked secret, so the whole result is secret.
+     *   ordersWithSecrets:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnection
+     *       arguments:
+     *         id: ${ordersByName.id}
+     *         includeSecrets: true
+     * outputs:
+     *   foundUrl: ${ordersByName.url}
+     *   foundToken: ${ordersWithSecrets.token}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static CompletableFuture<GetWebhookConnectionResult> getWebhookConnectionPlain() {
         return getWebhookConnectionPlain(GetWebhookConnectionPlainArgs.builder().build(), InvokeOptions.Empty);
     }
     /**
      * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By name in a story, then by id with its secrets
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * const config = new pulumi.Config();
+     * // The story to look in: 24 characters
+     * const storyId = config.require("storyId");
+     * // By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * // Without includeSecrets the result holds no secret field.
+     * const ordersByName = chatbot.getWebhookConnectionOutput({
+     *     name: "Orders",
+     *     storyId: storyId,
+     * });
+     * // By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * const ordersWithSecrets = chatbot.getWebhookConnectionOutput({
+     *     id: ordersByName.id,
+     *     includeSecrets: true,
+     * });
+     * export const foundUrl = ordersByName.url;
+     * export const foundToken = ordersWithSecrets.token;
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The story to look in: 24 characters
+     * story_id = config.require("storyId")
+     * # By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * # Without includeSecrets the result holds no secret field.
+     * orders_by_name = chatbot.get_webhook_connection_output(name="Orders",
+     *     story_id=story_id)
+     * # By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * orders_with_secrets = chatbot.get_webhook_connection_output(id=orders_by_name.id,
+     *     include_secrets=True)
+     * pulumi.export("foundUrl", orders_by_name.url)
+     * pulumi.export("foundToken", orders_with_secrets.token)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The story to look in: 24 characters
+     * 		storyId := cfg.Require("storyId")
+     * 		// By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * 		// Without includeSecrets the result holds no secret field.
+     * 		ordersByName := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
+     * 			Name:    pulumi.String("Orders"),
+     * 			StoryId: pulumi.String(storyId),
+     * 		}, nil)
+     * 		// By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * 		ordersWithSecrets := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
+     * 			Id:             ordersByName.Id(),
+     * 			IncludeSecrets: pulumi.Bool(true),
+     * 		}, nil)
+     * 		ctx.Export("foundUrl", ordersByName.Url())
+     * 		ctx.Export("foundToken", ordersWithSecrets.Token())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetWebhookConnectionArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var storyId = config.require("storyId");
+     *         final var ordersByName = ChatbotFunctions.getWebhookConnection(GetWebhookConnectionArgs.builder()
+     *             .name("Orders")
+     *             .storyId(storyId)
+     *             .build());
+     *
+     *         final var ordersWithSecrets = ChatbotFunctions.getWebhookConnection(GetWebhookConnectionArgs.builder()
+     *             .id(ordersByName.applyValue(_invoke -> _invoke.id()))
+     *             .includeSecrets(true)
+     *             .build());
+     *
+     *         ctx.export("foundUrl", ordersByName.applyValue(_invoke -> _invoke.url()));
+     *         ctx.export("foundToken", ordersWithSecrets.applyValue(_invoke -> _invoke.token().orElse(null)));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   storyId:
+     *     type: string
+     * variables:
+     *   # By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     *   # Without includeSecrets the result holds no secret field.
+     *   ordersByName:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnection
+     *       arguments:
+     *         name: Orders
+     *         storyId: ${storyId}
+     *   # By id, with token, headers and auth: marked secret, so the whole result is secret.
+     *   ordersWithSecrets:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnection
+     *       arguments:
+     *         id: ${ordersByName.id}
+     *         includeSecrets: true
+     * outputs:
+     *   foundUrl: ${ordersByName.url}
+     *   foundToken: ${ordersWithSecrets.token}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static Output<GetWebhookConnectionResult> getWebhookConnection(GetWebhookConnectionArgs args) {
         return getWebhookConnection(args, InvokeOutputOptions.Empty);
     }
     /**
      * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By name in a story, then by id with its secrets
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * const config = new pulumi.Config();
+     * // The story to look in: 24 characters
+     * const storyId = config.require("storyId");
+     * // By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * // Without includeSecrets the result holds no secret field.
+     * const ordersByName = chatbot.getWebhookConnectionOutput({
+     *     name: "Orders",
+     *     storyId: storyId,
+     * });
+     * // By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * const ordersWithSecrets = chatbot.getWebhookConnectionOutput({
+     *     id: ordersByName.id,
+     *     includeSecrets: true,
+     * });
+     * export const foundUrl = ordersByName.url;
+     * export const foundToken = ordersWithSecrets.token;
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The story to look in: 24 characters
+     * story_id = config.require("storyId")
+     * # By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * # Without includeSecrets the result holds no secret field.
+     * orders_by_name = chatbot.get_webhook_connection_output(name="Orders",
+     *     story_id=story_id)
+     * # By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * orders_with_secrets = chatbot.get_webhook_connection_output(id=orders_by_name.id,
+     *     include_secrets=True)
+     * pulumi.export("foundUrl", orders_by_name.url)
+     * pulumi.export("foundToken", orders_with_secrets.token)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The story to look in: 24 characters
+     * 		storyId := cfg.Require("storyId")
+     * 		// By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * 		// Without includeSecrets the result holds no secret field.
+     * 		ordersByName := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
+     * 			Name:    pulumi.String("Orders"),
+     * 			StoryId: pulumi.String(storyId),
+     * 		}, nil)
+     * 		// By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * 		ordersWithSecrets := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
+     * 			Id:             ordersByName.Id(),
+     * 			IncludeSecrets: pulumi.Bool(true),
+     * 		}, nil)
+     * 		ctx.Export("foundUrl", ordersByName.Url())
+     * 		ctx.Export("foundToken", ordersWithSecrets.Token())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetWebhookConnectionArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var storyId = config.require("storyId");
+     *         final var ordersByName = ChatbotFunctions.getWebhookConnection(GetWebhookConnectionArgs.builder()
+     *             .name("Orders")
+     *             .storyId(storyId)
+     *             .build());
+     *
+     *         final var ordersWithSecrets = ChatbotFunctions.getWebhookConnection(GetWebhookConnectionArgs.builder()
+     *             .id(ordersByName.applyValue(_invoke -> _invoke.id()))
+     *             .includeSecrets(true)
+     *             .build());
+     *
+     *         ctx.export("foundUrl", ordersByName.applyValue(_invoke -> _invoke.url()));
+     *         ctx.export("foundToken", ordersWithSecrets.applyValue(_invoke -> _invoke.token().orElse(null)));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   storyId:
+     *     type: string
+     * variables:
+     *   # By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     *   # Without includeSecrets the result holds no secret field.
+     *   ordersByName:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnection
+     *       arguments:
+     *         name: Orders
+     *         storyId: ${storyId}
+     *   # By id, with token, headers and auth: marked secret, so the whole result is secret.
+     *   ordersWithSecrets:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnection
+     *       arguments:
+     *         id: ${ordersByName.id}
+     *         includeSecrets: true
+     * outputs:
+     *   foundUrl: ${ordersByName.url}
+     *   foundToken: ${ordersWithSecrets.token}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static CompletableFuture<GetWebhookConnectionResult> getWebhookConnectionPlain(GetWebhookConnectionPlainArgs args) {
         return getWebhookConnectionPlain(args, InvokeOptions.Empty);
     }
     /**
      * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By name in a story, then by id with its secrets
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * const config = new pulumi.Config();
+     * // The story to look in: 24 characters
+     * const storyId = config.require("storyId");
+     * // By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * // Without includeSecrets the result holds no secret field.
+     * const ordersByName = chatbot.getWebhookConnectionOutput({
+     *     name: "Orders",
+     *     storyId: storyId,
+     * });
+     * // By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * const ordersWithSecrets = chatbot.getWebhookConnectionOutput({
+     *     id: ordersByName.id,
+     *     includeSecrets: true,
+     * });
+     * export const foundUrl = ordersByName.url;
+     * export const foundToken = ordersWithSecrets.token;
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The story to look in: 24 characters
+     * story_id = config.require("storyId")
+     * # By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * # Without includeSecrets the result holds no secret field.
+     * orders_by_name = chatbot.get_webhook_connection_output(name="Orders",
+     *     story_id=story_id)
+     * # By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * orders_with_secrets = chatbot.get_webhook_connection_output(id=orders_by_name.id,
+     *     include_secrets=True)
+     * pulumi.export("foundUrl", orders_by_name.url)
+     * pulumi.export("foundToken", orders_with_secrets.token)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The story to look in: 24 characters
+     * 		storyId := cfg.Require("storyId")
+     * 		// By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * 		// Without includeSecrets the result holds no secret field.
+     * 		ordersByName := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
+     * 			Name:    pulumi.String("Orders"),
+     * 			StoryId: pulumi.String(storyId),
+     * 		}, nil)
+     * 		// By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * 		ordersWithSecrets := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
+     * 			Id:             ordersByName.Id(),
+     * 			IncludeSecrets: pulumi.Bool(true),
+     * 		}, nil)
+     * 		ctx.Export("foundUrl", ordersByName.Url())
+     * 		ctx.Export("foundToken", ordersWithSecrets.Token())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetWebhookConnectionArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var storyId = config.require("storyId");
+     *         final var ordersByName = ChatbotFunctions.getWebhookConnection(GetWebhookConnectionArgs.builder()
+     *             .name("Orders")
+     *             .storyId(storyId)
+     *             .build());
+     *
+     *         final var ordersWithSecrets = ChatbotFunctions.getWebhookConnection(GetWebhookConnectionArgs.builder()
+     *             .id(ordersByName.applyValue(_invoke -> _invoke.id()))
+     *             .includeSecrets(true)
+     *             .build());
+     *
+     *         ctx.export("foundUrl", ordersByName.applyValue(_invoke -> _invoke.url()));
+     *         ctx.export("foundToken", ordersWithSecrets.applyValue(_invoke -> _invoke.token().orElse(null)));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   storyId:
+     *     type: string
+     * variables:
+     *   # By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     *   # Without includeSecrets the result holds no secret field.
+     *   ordersByName:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnection
+     *       arguments:
+     *         name: Orders
+     *         storyId: ${storyId}
+     *   # By id, with token, headers and auth: marked secret, so the whole result is secret.
+     *   ordersWithSecrets:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnection
+     *       arguments:
+     *         id: ${ordersByName.id}
+     *         includeSecrets: true
+     * outputs:
+     *   foundUrl: ${ordersByName.url}
+     *   foundToken: ${ordersWithSecrets.token}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static Output<GetWebhookConnectionResult> getWebhookConnection(GetWebhookConnectionArgs args, InvokeOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getWebhookConnection", TypeShape.of(GetWebhookConnectionResult.class), args, Utilities.withVersion(options));
     }
     /**
      * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By name in a story, then by id with its secrets
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * const config = new pulumi.Config();
+     * // The story to look in: 24 characters
+     * const storyId = config.require("storyId");
+     * // By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * // Without includeSecrets the result holds no secret field.
+     * const ordersByName = chatbot.getWebhookConnectionOutput({
+     *     name: "Orders",
+     *     storyId: storyId,
+     * });
+     * // By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * const ordersWithSecrets = chatbot.getWebhookConnectionOutput({
+     *     id: ordersByName.id,
+     *     includeSecrets: true,
+     * });
+     * export const foundUrl = ordersByName.url;
+     * export const foundToken = ordersWithSecrets.token;
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The story to look in: 24 characters
+     * story_id = config.require("storyId")
+     * # By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * # Without includeSecrets the result holds no secret field.
+     * orders_by_name = chatbot.get_webhook_connection_output(name="Orders",
+     *     story_id=story_id)
+     * # By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * orders_with_secrets = chatbot.get_webhook_connection_output(id=orders_by_name.id,
+     *     include_secrets=True)
+     * pulumi.export("foundUrl", orders_by_name.url)
+     * pulumi.export("foundToken", orders_with_secrets.token)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The story to look in: 24 characters
+     * 		storyId := cfg.Require("storyId")
+     * 		// By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * 		// Without includeSecrets the result holds no secret field.
+     * 		ordersByName := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
+     * 			Name:    pulumi.String("Orders"),
+     * 			StoryId: pulumi.String(storyId),
+     * 		}, nil)
+     * 		// By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * 		ordersWithSecrets := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
+     * 			Id:             ordersByName.Id(),
+     * 			IncludeSecrets: pulumi.Bool(true),
+     * 		}, nil)
+     * 		ctx.Export("foundUrl", ordersByName.Url())
+     * 		ctx.Export("foundToken", ordersWithSecrets.Token())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetWebhookConnectionArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var storyId = config.require("storyId");
+     *         final var ordersByName = ChatbotFunctions.getWebhookConnection(GetWebhookConnectionArgs.builder()
+     *             .name("Orders")
+     *             .storyId(storyId)
+     *             .build());
+     *
+     *         final var ordersWithSecrets = ChatbotFunctions.getWebhookConnection(GetWebhookConnectionArgs.builder()
+     *             .id(ordersByName.applyValue(_invoke -> _invoke.id()))
+     *             .includeSecrets(true)
+     *             .build());
+     *
+     *         ctx.export("foundUrl", ordersByName.applyValue(_invoke -> _invoke.url()));
+     *         ctx.export("foundToken", ordersWithSecrets.applyValue(_invoke -> _invoke.token().orElse(null)));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   storyId:
+     *     type: string
+     * variables:
+     *   # By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     *   # Without includeSecrets the result holds no secret field.
+     *   ordersByName:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnection
+     *       arguments:
+     *         name: Orders
+     *         storyId: ${storyId}
+     *   # By id, with token, headers and auth: marked secret, so the whole result is secret.
+     *   ordersWithSecrets:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnection
+     *       arguments:
+     *         id: ${ordersByName.id}
+     *         includeSecrets: true
+     * outputs:
+     *   foundUrl: ${ordersByName.url}
+     *   foundToken: ${ordersWithSecrets.token}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static Output<GetWebhookConnectionResult> getWebhookConnection(GetWebhookConnectionArgs args, InvokeOutputOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getWebhookConnection", TypeShape.of(GetWebhookConnectionResult.class), args, Utilities.withVersion(options));
     }
     /**
      * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### By name in a story, then by id with its secrets
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * const config = new pulumi.Config();
+     * // The story to look in: 24 characters
+     * const storyId = config.require("storyId");
+     * // By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * // Without includeSecrets the result holds no secret field.
+     * const ordersByName = chatbot.getWebhookConnectionOutput({
+     *     name: "Orders",
+     *     storyId: storyId,
+     * });
+     * // By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * const ordersWithSecrets = chatbot.getWebhookConnectionOutput({
+     *     id: ordersByName.id,
+     *     includeSecrets: true,
+     * });
+     * export const foundUrl = ordersByName.url;
+     * export const foundToken = ordersWithSecrets.token;
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The story to look in: 24 characters
+     * story_id = config.require("storyId")
+     * # By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * # Without includeSecrets the result holds no secret field.
+     * orders_by_name = chatbot.get_webhook_connection_output(name="Orders",
+     *     story_id=story_id)
+     * # By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * orders_with_secrets = chatbot.get_webhook_connection_output(id=orders_by_name.id,
+     *     include_secrets=True)
+     * pulumi.export("foundUrl", orders_by_name.url)
+     * pulumi.export("foundToken", orders_with_secrets.token)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The story to look in: 24 characters
+     * 		storyId := cfg.Require("storyId")
+     * 		// By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     * 		// Without includeSecrets the result holds no secret field.
+     * 		ordersByName := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
+     * 			Name:    pulumi.String("Orders"),
+     * 			StoryId: pulumi.String(storyId),
+     * 		}, nil)
+     * 		// By id, with token, headers and auth: marked secret, so the whole result is secret.
+     * 		ordersWithSecrets := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
+     * 			Id:             ordersByName.Id(),
+     * 			IncludeSecrets: pulumi.Bool(true),
+     * 		}, nil)
+     * 		ctx.Export("foundUrl", ordersByName.Url())
+     * 		ctx.Export("foundToken", ordersWithSecrets.Token())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetWebhookConnectionArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var storyId = config.require("storyId");
+     *         final var ordersByName = ChatbotFunctions.getWebhookConnection(GetWebhookConnectionArgs.builder()
+     *             .name("Orders")
+     *             .storyId(storyId)
+     *             .build());
+     *
+     *         final var ordersWithSecrets = ChatbotFunctions.getWebhookConnection(GetWebhookConnectionArgs.builder()
+     *             .id(ordersByName.applyValue(_invoke -> _invoke.id()))
+     *             .includeSecrets(true)
+     *             .build());
+     *
+     *         ctx.export("foundUrl", ordersByName.applyValue(_invoke -> _invoke.url()));
+     *         ctx.export("foundToken", ordersWithSecrets.applyValue(_invoke -> _invoke.token().orElse(null)));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   storyId:
+     *     type: string
+     * variables:
+     *   # By name in a story: no match, or more than one, fails the preview naming what was looked for.
+     *   # Without includeSecrets the result holds no secret field.
+     *   ordersByName:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnection
+     *       arguments:
+     *         name: Orders
+     *         storyId: ${storyId}
+     *   # By id, with token, headers and auth: marked secret, so the whole result is secret.
+     *   ordersWithSecrets:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnection
+     *       arguments:
+     *         id: ${ordersByName.id}
+     *         includeSecrets: true
+     * outputs:
+     *   foundUrl: ${ordersByName.url}
+     *   foundToken: ${ordersWithSecrets.token}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static CompletableFuture<GetWebhookConnectionResult> getWebhookConnectionPlain(GetWebhookConnectionPlainArgs args, InvokeOptions options) {
         return Deployment.getInstance().invokeAsync("chatbot:index:getWebhookConnection", TypeShape.of(GetWebhookConnectionResult.class), args, Utilities.withVersion(options));
     }
     /**
      * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### The connections of a story
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * export = async () => {
+     *     const config = new pulumi.Config();
+     *     // The story to list: 24 characters
+     *     const storyId = config.require("storyId");
+     *     // What the list read holds: no secret field.
+     *     const shopConnections = chatbot.getWebhookConnectionsOutput({
+     *         storyId: storyId,
+     *         namePrefix: "Orders",
+     *     });
+     *     return {
+     *         shopConnections: shopConnections.apply(shopConnections => shopConnections.items),
+     *     };
+     * }
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The story to list: 24 characters
+     * story_id = config.require("storyId")
+     * # What the list read holds: no secret field.
+     * shop_connections = chatbot.get_webhook_connections_output(story_id=story_id,
+     *     name_prefix="Orders")
+     * pulumi.export("shopConnections", shop_connections.items)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The story to list: 24 characters
+     * 		storyId := cfg.Require("storyId")
+     * 		// What the list read holds: no secret field.
+     * 		shopConnections := chatbot.GetWebhookConnectionsOutput(ctx, chatbot.GetWebhookConnectionsOutputArgs{
+     * 			StoryId:    pulumi.String(storyId),
+     * 			NamePrefix: pulumi.String("Orders"),
+     * 		}, nil)
+     * 		ctx.Export("shopConnections", shopConnections.Items())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetWebhookConnectionsArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var storyId = config.require("storyId");
+     *         final var shopConnections = ChatbotFunctions.getWebhookConnections(GetWebhookConnectionsArgs.builder()
+     *             .storyId(storyId)
+     *             .namePrefix("Orders")
+     *             .build());
+     *
+     *         ctx.export("shopConnections", shopConnections.applyValue(_invoke -> _invoke.items()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   storyId:
+     *     type: string
+     * variables:
+     *   # What the list read holds: no secret field.
+     *   shopConnections:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnections
+     *       arguments:
+     *         storyId: ${storyId}
+     *         namePrefix: Orders
+     * outputs:
+     *   shopConnections: ${shopConnections.items}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static Output<GetWebhookConnectionsResult> getWebhookConnections() {
         return getWebhookConnections(GetWebhookConnectionsArgs.builder().build(), InvokeOutputOptions.Empty);
     }
     /**
      * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### The connections of a story
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * export = async () => {
+     *     const config = new pulumi.Config();
+     *     // The story to list: 24 characters
+     *     const storyId = config.require("storyId");
+     *     // What the list read holds: no secret field.
+     *     const shopConnections = chatbot.getWebhookConnectionsOutput({
+     *         storyId: storyId,
+     *         namePrefix: "Orders",
+     *     });
+     *     return {
+     *         shopConnections: shopConnections.apply(shopConnections => shopConnections.items),
+     *     };
+     * }
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The story to list: 24 characters
+     * story_id = config.require("storyId")
+     * # What the list read holds: no secret field.
+     * shop_connections = chatbot.get_webhook_connections_output(story_id=story_id,
+     *     name_prefix="Orders")
+     * pulumi.export("shopConnections", shop_connections.items)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The story to list: 24 characters
+     * 		storyId := cfg.Require("storyId")
+     * 		// What the list read holds: no secret field.
+     * 		shopConnections := chatbot.GetWebhookConnectionsOutput(ctx, chatbot.GetWebhookConnectionsOutputArgs{
+     * 			StoryId:    pulumi.String(storyId),
+     * 			NamePrefix: pulumi.String("Orders"),
+     * 		}, nil)
+     * 		ctx.Export("shopConnections", shopConnections.Items())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetWebhookConnectionsArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var storyId = config.require("storyId");
+     *         final var shopConnections = ChatbotFunctions.getWebhookConnections(GetWebhookConnectionsArgs.builder()
+     *             .storyId(storyId)
+     *             .namePrefix("Orders")
+     *             .build());
+     *
+     *         ctx.export("shopConnections", shopConnections.applyValue(_invoke -> _invoke.items()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   storyId:
+     *     type: string
+     * variables:
+     *   # What the list read holds: no secret field.
+     *   shopConnections:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnections
+     *       arguments:
+     *         storyId: ${storyId}
+     *         namePrefix: Orders
+     * outputs:
+     *   shopConnections: ${shopConnections.items}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static CompletableFuture<GetWebhookConnectionsResult> getWebhookConnectionsPlain() {
         return getWebhookConnectionsPlain(GetWebhookConnectionsPlainArgs.builder().build(), InvokeOptions.Empty);
     }
     /**
      * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### The connections of a story
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * export = async () => {
+     *     const config = new pulumi.Config();
+     *     // The story to list: 24 characters
+     *     const storyId = config.require("storyId");
+     *     // What the list read holds: no secret field.
+     *     const shopConnections = chatbot.getWebhookConnectionsOutput({
+     *         storyId: storyId,
+     *         namePrefix: "Orders",
+     *     });
+     *     return {
+     *         shopConnections: shopConnections.apply(shopConnections => shopConnections.items),
+     *     };
+     * }
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The story to list: 24 characters
+     * story_id = config.require("storyId")
+     * # What the list read holds: no secret field.
+     * shop_connections = chatbot.get_webhook_connections_output(story_id=story_id,
+     *     name_prefix="Orders")
+     * pulumi.export("shopConnections", shop_connections.items)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The story to list: 24 characters
+     * 		storyId := cfg.Require("storyId")
+     * 		// What the list read holds: no secret field.
+     * 		shopConnections := chatbot.GetWebhookConnectionsOutput(ctx, chatbot.GetWebhookConnectionsOutputArgs{
+     * 			StoryId:    pulumi.String(storyId),
+     * 			NamePrefix: pulumi.String("Orders"),
+     * 		}, nil)
+     * 		ctx.Export("shopConnections", shopConnections.Items())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetWebhookConnectionsArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var storyId = config.require("storyId");
+     *         final var shopConnections = ChatbotFunctions.getWebhookConnections(GetWebhookConnectionsArgs.builder()
+     *             .storyId(storyId)
+     *             .namePrefix("Orders")
+     *             .build());
+     *
+     *         ctx.export("shopConnections", shopConnections.applyValue(_invoke -> _invoke.items()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   storyId:
+     *     type: string
+     * variables:
+     *   # What the list read holds: no secret field.
+     *   shopConnections:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnections
+     *       arguments:
+     *         storyId: ${storyId}
+     *         namePrefix: Orders
+     * outputs:
+     *   shopConnections: ${shopConnections.items}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static Output<GetWebhookConnectionsResult> getWebhookConnections(GetWebhookConnectionsArgs args) {
         return getWebhookConnections(args, InvokeOutputOptions.Empty);
     }
     /**
      * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### The connections of a story
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * export = async () => {
+     *     const config = new pulumi.Config();
+     *     // The story to list: 24 characters
+     *     const storyId = config.require("storyId");
+     *     // What the list read holds: no secret field.
+     *     const shopConnections = chatbot.getWebhookConnectionsOutput({
+     *         storyId: storyId,
+     *         namePrefix: "Orders",
+     *     });
+     *     return {
+     *         shopConnections: shopConnections.apply(shopConnections => shopConnections.items),
+     *     };
+     * }
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The story to list: 24 characters
+     * story_id = config.require("storyId")
+     * # What the list read holds: no secret field.
+     * shop_connections = chatbot.get_webhook_connections_output(story_id=story_id,
+     *     name_prefix="Orders")
+     * pulumi.export("shopConnections", shop_connections.items)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The story to list: 24 characters
+     * 		storyId := cfg.Require("storyId")
+     * 		// What the list read holds: no secret field.
+     * 		shopConnections := chatbot.GetWebhookConnectionsOutput(ctx, chatbot.GetWebhookConnectionsOutputArgs{
+     * 			StoryId:    pulumi.String(storyId),
+     * 			NamePrefix: pulumi.String("Orders"),
+     * 		}, nil)
+     * 		ctx.Export("shopConnections", shopConnections.Items())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetWebhookConnectionsArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var storyId = config.require("storyId");
+     *         final var shopConnections = ChatbotFunctions.getWebhookConnections(GetWebhookConnectionsArgs.builder()
+     *             .storyId(storyId)
+     *             .namePrefix("Orders")
+     *             .build());
+     *
+     *         ctx.export("shopConnections", shopConnections.applyValue(_invoke -> _invoke.items()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   storyId:
+     *     type: string
+     * variables:
+     *   # What the list read holds: no secret field.
+     *   shopConnections:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnections
+     *       arguments:
+     *         storyId: ${storyId}
+     *         namePrefix: Orders
+     * outputs:
+     *   shopConnections: ${shopConnections.items}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static CompletableFuture<GetWebhookConnectionsResult> getWebhookConnectionsPlain(GetWebhookConnectionsPlainArgs args) {
         return getWebhookConnectionsPlain(args, InvokeOptions.Empty);
     }
     /**
      * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### The connections of a story
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * export = async () => {
+     *     const config = new pulumi.Config();
+     *     // The story to list: 24 characters
+     *     const storyId = config.require("storyId");
+     *     // What the list read holds: no secret field.
+     *     const shopConnections = chatbot.getWebhookConnectionsOutput({
+     *         storyId: storyId,
+     *         namePrefix: "Orders",
+     *     });
+     *     return {
+     *         shopConnections: shopConnections.apply(shopConnections => shopConnections.items),
+     *     };
+     * }
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The story to list: 24 characters
+     * story_id = config.require("storyId")
+     * # What the list read holds: no secret field.
+     * shop_connections = chatbot.get_webhook_connections_output(story_id=story_id,
+     *     name_prefix="Orders")
+     * pulumi.export("shopConnections", shop_connections.items)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The story to list: 24 characters
+     * 		storyId := cfg.Require("storyId")
+     * 		// What the list read holds: no secret field.
+     * 		shopConnections := chatbot.GetWebhookConnectionsOutput(ctx, chatbot.GetWebhookConnectionsOutputArgs{
+     * 			StoryId:    pulumi.String(storyId),
+     * 			NamePrefix: pulumi.String("Orders"),
+     * 		}, nil)
+     * 		ctx.Export("shopConnections", shopConnections.Items())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetWebhookConnectionsArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var storyId = config.require("storyId");
+     *         final var shopConnections = ChatbotFunctions.getWebhookConnections(GetWebhookConnectionsArgs.builder()
+     *             .storyId(storyId)
+     *             .namePrefix("Orders")
+     *             .build());
+     *
+     *         ctx.export("shopConnections", shopConnections.applyValue(_invoke -> _invoke.items()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   storyId:
+     *     type: string
+     * variables:
+     *   # What the list read holds: no secret field.
+     *   shopConnections:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnections
+     *       arguments:
+     *         storyId: ${storyId}
+     *         namePrefix: Orders
+     * outputs:
+     *   shopConnections: ${shopConnections.items}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static Output<GetWebhookConnectionsResult> getWebhookConnections(GetWebhookConnectionsArgs args, InvokeOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getWebhookConnections", TypeShape.of(GetWebhookConnectionsResult.class), args, Utilities.withVersion(options));
     }
     /**
      * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### The connections of a story
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * export = async () => {
+     *     const config = new pulumi.Config();
+     *     // The story to list: 24 characters
+     *     const storyId = config.require("storyId");
+     *     // What the list read holds: no secret field.
+     *     const shopConnections = chatbot.getWebhookConnectionsOutput({
+     *         storyId: storyId,
+     *         namePrefix: "Orders",
+     *     });
+     *     return {
+     *         shopConnections: shopConnections.apply(shopConnections => shopConnections.items),
+     *     };
+     * }
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The story to list: 24 characters
+     * story_id = config.require("storyId")
+     * # What the list read holds: no secret field.
+     * shop_connections = chatbot.get_webhook_connections_output(story_id=story_id,
+     *     name_prefix="Orders")
+     * pulumi.export("shopConnections", shop_connections.items)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The story to list: 24 characters
+     * 		storyId := cfg.Require("storyId")
+     * 		// What the list read holds: no secret field.
+     * 		shopConnections := chatbot.GetWebhookConnectionsOutput(ctx, chatbot.GetWebhookConnectionsOutputArgs{
+     * 			StoryId:    pulumi.String(storyId),
+     * 			NamePrefix: pulumi.String("Orders"),
+     * 		}, nil)
+     * 		ctx.Export("shopConnections", shopConnections.Items())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetWebhookConnectionsArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var storyId = config.require("storyId");
+     *         final var shopConnections = ChatbotFunctions.getWebhookConnections(GetWebhookConnectionsArgs.builder()
+     *             .storyId(storyId)
+     *             .namePrefix("Orders")
+     *             .build());
+     *
+     *         ctx.export("shopConnections", shopConnections.applyValue(_invoke -> _invoke.items()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   storyId:
+     *     type: string
+     * variables:
+     *   # What the list read holds: no secret field.
+     *   shopConnections:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnections
+     *       arguments:
+     *         storyId: ${storyId}
+     *         namePrefix: Orders
+     * outputs:
+     *   shopConnections: ${shopConnections.items}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static Output<GetWebhookConnectionsResult> getWebhookConnections(GetWebhookConnectionsArgs args, InvokeOutputOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getWebhookConnections", TypeShape.of(GetWebhookConnectionsResult.class), args, Utilities.withVersion(options));
     }
     /**
      * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
+     *
+     * {{% examples %}}
+     * ## Example Usage
+     *
+     * {{% example %}}
+     * ### The connections of a story
+     *
+     * ```typescript
+     * import * as pulumi from "@pulumi/pulumi";
+     * import * as chatbot from "pulumi-chatbot/native";
+     *
+     * export = async () => {
+     *     const config = new pulumi.Config();
+     *     // The story to list: 24 characters
+     *     const storyId = config.require("storyId");
+     *     // What the list read holds: no secret field.
+     *     const shopConnections = chatbot.getWebhookConnectionsOutput({
+     *         storyId: storyId,
+     *         namePrefix: "Orders",
+     *     });
+     *     return {
+     *         shopConnections: shopConnections.apply(shopConnections => shopConnections.items),
+     *     };
+     * }
+     * ```
+     * ```python
+     * import pulumi
+     * import pulumi_chatbot as chatbot
+     *
+     * config = pulumi.Config()
+     * # The story to list: 24 characters
+     * story_id = config.require("storyId")
+     * # What the list read holds: no secret field.
+     * shop_connections = chatbot.get_webhook_connections_output(story_id=story_id,
+     *     name_prefix="Orders")
+     * pulumi.export("shopConnections", shop_connections.items)
+     * ```
+     * ```go
+     * package main
+     *
+     * import (
+     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+     * )
+     *
+     * func main() {
+     * 	pulumi.Run(func(ctx *pulumi.Context) error {
+     * 		cfg := config.New(ctx, "")
+     * 		// The story to list: 24 characters
+     * 		storyId := cfg.Require("storyId")
+     * 		// What the list read holds: no secret field.
+     * 		shopConnections := chatbot.GetWebhookConnectionsOutput(ctx, chatbot.GetWebhookConnectionsOutputArgs{
+     * 			StoryId:    pulumi.String(storyId),
+     * 			NamePrefix: pulumi.String("Orders"),
+     * 		}, nil)
+     * 		ctx.Export("shopConnections", shopConnections.Items())
+     * 		return nil
+     * 	})
+     * }
+     * ```
+     * ```java
+     * package generated_program;
+     *
+     * import com.pulumi.Context;
+     * import com.pulumi.Pulumi;
+     * import com.pulumichatbot.chatbot.ChatbotFunctions;
+     * import com.pulumichatbot.chatbot.inputs.GetWebhookConnectionsArgs;
+     *
+     * public class App {
+     *     public static void main(String[] args) {
+     *         Pulumi.run(App::stack);
+     *     }
+     *
+     *     public static void stack(Context ctx) {
+     *         final var config = ctx.config();
+     *         final var storyId = config.require("storyId");
+     *         final var shopConnections = ChatbotFunctions.getWebhookConnections(GetWebhookConnectionsArgs.builder()
+     *             .storyId(storyId)
+     *             .namePrefix("Orders")
+     *             .build());
+     *
+     *         ctx.export("shopConnections", shopConnections.applyValue(_invoke -> _invoke.items()));
+     *     }
+     * }
+     * ```
+     * ```yaml
+     * config:
+     *   storyId:
+     *     type: string
+     * variables:
+     *   # What the list read holds: no secret field.
+     *   shopConnections:
+     *     fn::invoke:
+     *       function: chatbot:index:getWebhookConnections
+     *       arguments:
+     *         storyId: ${storyId}
+     *         namePrefix: Orders
+     * outputs:
+     *   shopConnections: ${shopConnections.items}
+     * ```
+     * {{% /example %}}
+     * {{% /examples %}}
      */
     public static CompletableFuture<GetWebhookConnectionsResult> getWebhookConnectionsPlain(GetWebhookConnectionsPlainArgs args, InvokeOptions options) {
         return Deployment.getInstance().invokeAsync("chatbot:index:getWebhookConnections", TypeShape.of(GetWebhookConnectionsResult.class), args, Utilities.withVersion(options));

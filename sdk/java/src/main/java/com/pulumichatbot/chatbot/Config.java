@@ -4,6 +4,7 @@
 package com.pulumichatbot.chatbot;
 
 import com.pulumi.core.internal.Codegen;
+import java.lang.Boolean;
 import java.lang.Integer;
 import java.lang.String;
 import java.util.Optional;
@@ -16,6 +17,12 @@ public final class Config {
      */
     public Optional<String> apiUrl() {
         return Codegen.stringProp("apiUrl").config(config).get();
+    }
+    /**
+     * Whether every `pulumi up` and preview reads each resource this provider manages before the program runs (the engine's refresh before update), so a change made by hand is put back without `--refresh`. Each read is one request per resource per run, and a preview then needs the token. Where none is given, the CHATBOT_REFRESH_BEFORE_UPDATE environment variable (true or false), else false.
+     */
+    public Optional<Boolean> refreshBeforeUpdate() {
+        return Codegen.booleanProp("refreshBeforeUpdate").config(config).get();
     }
     /**
      * The time budget of one request's retries, in milliseconds: an API that limits requests (429, or 503 with Retry-After) is waited out as it asks within it, however many attempts that takes. Where none is given, the CHATBOT_RETRY_MAX_ELAPSED_MS environment variable, else 300000.

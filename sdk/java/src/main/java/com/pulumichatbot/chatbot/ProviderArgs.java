@@ -5,6 +5,7 @@ package com.pulumichatbot.chatbot;
 
 import com.pulumi.core.Output;
 import com.pulumi.core.annotations.Import;
+import java.lang.Boolean;
 import java.lang.Integer;
 import java.lang.String;
 import java.util.Objects;
@@ -30,6 +31,19 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
      */
     public Optional<Output<String>> apiUrl() {
         return Optional.ofNullable(this.apiUrl);
+    }
+
+    /**
+     * Whether every `pulumi up` and preview reads each resource this provider manages before the program runs (the engine's refresh before update), so a change made by hand is put back without `--refresh`. Each read is one request per resource per run, and a preview then needs the token. Where none is given, the CHATBOT_REFRESH_BEFORE_UPDATE environment variable (true or false), else false.
+     */
+    @Import(name="refreshBeforeUpdate")
+    private @Nullable Output<Boolean> refreshBeforeUpdate;
+
+    /**
+     * @return Whether every `pulumi up` and preview reads each resource this provider manages before the program runs (the engine's refresh before update), so a change made by hand is put back without `--refresh`. Each read is one request per resource per run, and a preview then needs the token. Where none is given, the CHATBOT_REFRESH_BEFORE_UPDATE environment variable (true or false), else false.
+     */
+    public Optional<Output<Boolean>> refreshBeforeUpdate() {
+        return Optional.ofNullable(this.refreshBeforeUpdate);
     }
 
     /**
@@ -62,6 +76,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
 
     private ProviderArgs(ProviderArgs $) {
         this.apiUrl = $.apiUrl;
+        this.refreshBeforeUpdate = $.refreshBeforeUpdate;
         this.retryMaxElapsedMs = $.retryMaxElapsedMs;
         this.token = $.token;
     }
@@ -101,6 +116,25 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
          */
         public Builder apiUrl(String apiUrl) {
             return apiUrl(Output.of(apiUrl));
+        }
+
+        /**
+         * @param refreshBeforeUpdate Whether every `pulumi up` and preview reads each resource this provider manages before the program runs (the engine's refresh before update), so a change made by hand is put back without `--refresh`. Each read is one request per resource per run, and a preview then needs the token. Where none is given, the CHATBOT_REFRESH_BEFORE_UPDATE environment variable (true or false), else false.
+         *
+         * @return builder
+         */
+        public Builder refreshBeforeUpdate(@Nullable Output<Boolean> refreshBeforeUpdate) {
+            $.refreshBeforeUpdate = refreshBeforeUpdate;
+            return this;
+        }
+
+        /**
+         * @param refreshBeforeUpdate Whether every `pulumi up` and preview reads each resource this provider manages before the program runs (the engine's refresh before update), so a change made by hand is put back without `--refresh`. Each read is one request per resource per run, and a preview then needs the token. Where none is given, the CHATBOT_REFRESH_BEFORE_UPDATE environment variable (true or false), else false.
+         *
+         * @return builder
+         */
+        public Builder refreshBeforeUpdate(Boolean refreshBeforeUpdate) {
+            return refreshBeforeUpdate(Output.of(refreshBeforeUpdate));
         }
 
         /**

@@ -17,7 +17,308 @@ import java.util.Optional;
 import javax.annotation.Nullable;
 
 /**
- * A ChatBot webhook connection (`/v2/integrations/webhook`).
+ * A ChatBot webhook connection (`/v2/integrations/webhook`): the address a story's bot calls.
+ *
+ * Changing `storyId` replaces the connection (the new one is made, then the old deleted): the API cannot move one. Any other change updates it in place and sends the whole desired state, so removing `token`, `headers` or `auth` from the program removes it from ChatBot. `token`, `headers` and `auth` are secret, in state and in every output. Refresh reads every field, secrets included, so a change made in the dashboard shows as drift and the next up puts it back; a connection deleted by hand leaves the state.
+ *
+ * Every documented limit is checked at preview, before any call: the error names the property and its limit. `adoptId` (or the `import` resource option, or `pulumi import`) adopts an existing connection on the first up instead of creating one. An up, refresh or destroy without a token fails naming both ways to give one (`chatbot:token`, `CHATBOT_TOKEN`); an error the API answers carries its request id where the API gives one.
+ *
+ * {{% examples %}}
+ * ## Example Usage
+ *
+ * {{% example %}}
+ * ### A connection with a token, headers and basic authorization
+ *
+ * ```typescript
+ * import * as pulumi from "@pulumi/pulumi";
+ * import * as chatbot from "pulumi-chatbot/native";
+ *
+ * const config = new pulumi.Config();
+ * // The story whose bot calls the backend: 24 characters
+ * const storyId = config.require("storyId");
+ * // The backend's address, e.g. https://backend.example.com/chatbot
+ * const backendUrl = config.require("backendUrl");
+ * // The token the backend checks (pulumi config set --secret)
+ * const webhookToken = config.requireSecret("webhookToken");
+ * // The basic-auth password the backend checks (pulumi config set --secret)
+ * const basicPassword = config.requireSecret("basicPassword");
+ * // Changing storyId replaces the connection; any other change updates it in place.
+ * // token, headers and auth are secret in state and in every output.
+ * const ordersWebhook = new chatbot.WebhookConnection("ordersWebhook", {
+ *     storyId: storyId,
+ *     name: "Orders",
+ *     url: `${backendUrl}/orders`,
+ *     token: webhookToken,
+ *     headers: {
+ *         "X-Environment": "production",
+ *     },
+ *     auth: {
+ *         username: "chatbot",
+ *         password: basicPassword,
+ *     },
+ * });
+ * export const ordersConnectionId = ordersWebhook.id;
+ * export const ordersStoryName = ordersWebhook.story.name;
+ * ```
+ * ```python
+ * import pulumi
+ * import pulumi_chatbot as chatbot
+ *
+ * config = pulumi.Config()
+ * # The story whose bot calls the backend: 24 characters
+ * story_id = config.require("storyId")
+ * # The backend's address, e.g. https://backend.example.com/chatbot
+ * backend_url = config.require("backendUrl")
+ * # The token the backend checks (pulumi config set --secret)
+ * webhook_token = config.require_secret("webhookToken")
+ * # The basic-auth password the backend checks (pulumi config set --secret)
+ * basic_password = config.require_secret("basicPassword")
+ * # Changing storyId replaces the connection; any other change updates it in place.
+ * # token, headers and auth are secret in state and in every output.
+ * orders_webhook = chatbot.WebhookConnection("ordersWebhook",
+ *     story_id=story_id,
+ *     name="Orders",
+ *     url=f"{backend_url}/orders",
+ *     token=webhook_token,
+ *     headers={
+ *         "X-Environment": "production",
+ *     },
+ *     auth={
+ *         "username": "chatbot",
+ *         "password": basic_password,
+ *     })
+ * pulumi.export("ordersConnectionId", orders_webhook.id)
+ * pulumi.export("ordersStoryName", orders_webhook.story.name)
+ * ```
+ * ```go
+ * package main
+ *
+ * import (
+ * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+ * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+ * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+ * )
+ *
+ * func main() {
+ * 	pulumi.Run(func(ctx *pulumi.Context) error {
+ * 		cfg := config.New(ctx, "")
+ * 		// The story whose bot calls the backend: 24 characters
+ * 		storyId := cfg.Require("storyId")
+ * 		// The backend's address, e.g. https://backend.example.com/chatbot
+ * 		backendUrl := cfg.Require("backendUrl")
+ * 		// The token the backend checks (pulumi config set --secret)
+ * 		webhookToken := cfg.RequireSecret("webhookToken")
+ * 		// The basic-auth password the backend checks (pulumi config set --secret)
+ * 		basicPassword := cfg.RequireSecret("basicPassword")
+ * 		// Changing storyId replaces the connection; any other change updates it in place.
+ * 		// token, headers and auth are secret in state and in every output.
+ * 		ordersWebhook, err := chatbot.NewWebhookConnection(ctx, "ordersWebhook", &chatbot.WebhookConnectionArgs{
+ * 			StoryId: pulumi.String(storyId),
+ * 			Name:    pulumi.String("Orders"),
+ * 			Url:     pulumi.Sprintf("%v/orders", backendUrl),
+ * 			Token:   webhookToken,
+ * 			Headers: pulumi.StringMap{
+ * 				"X-Environment": pulumi.String("production"),
+ * 			},
+ * 			Auth: &chatbot.BasicAuthArgs{
+ * 				Username: pulumi.String("chatbot"),
+ * 				Password: basicPassword,
+ * 			},
+ * 		})
+ * 		if err != nil {
+ * 			return err
+ * 		}
+ * 		ctx.Export("ordersConnectionId", ordersWebhook.ID())
+ * 		ctx.Export("ordersStoryName", ordersWebhook.Story.Name())
+ * 		return nil
+ * 	})
+ * }
+ * ```
+ * ```java
+ * package generated_program;
+ *
+ * import com.pulumi.Context;
+ * import com.pulumi.Pulumi;
+ * import com.pulumichatbot.chatbot.WebhookConnection;
+ * import com.pulumichatbot.chatbot.WebhookConnectionArgs;
+ * import com.pulumichatbot.chatbot.inputs.BasicAuthArgs;
+ * import java.util.Map;
+ *
+ * public class App {
+ *     public static void main(String[] args) {
+ *         Pulumi.run(App::stack);
+ *     }
+ *
+ *     public static void stack(Context ctx) {
+ *         final var config = ctx.config();
+ *         final var storyId = config.require("storyId");
+ *         final var backendUrl = config.require("backendUrl");
+ *         final var webhookToken = config.requireSecret("webhookToken");
+ *         final var basicPassword = config.requireSecret("basicPassword");
+ *         var ordersWebhook = new WebhookConnection("ordersWebhook", WebhookConnectionArgs.builder()
+ *             .storyId(storyId)
+ *             .name("Orders")
+ *             .url(("" + backendUrl + "/orders"))
+ *             .token(webhookToken)
+ *             .headers(Map.of("X-Environment", "production"))
+ *             .auth(BasicAuthArgs.builder()
+ *                 .username("chatbot")
+ *                 .password(basicPassword)
+ *                 .build())
+ *             .build());
+ *
+ *         ctx.export("ordersConnectionId", ordersWebhook.id());
+ *         ctx.export("ordersStoryName", ordersWebhook.story().applyValue(v -> v.name()));
+ *     }
+ * }
+ * ```
+ * ```yaml
+ * config:
+ *   storyId:
+ *     type: string
+ *   backendUrl:
+ *     type: string
+ *   webhookToken:
+ *     type: string
+ *     secret: true
+ *   basicPassword:
+ *     type: string
+ *     secret: true
+ * resources:
+ *   # Changing storyId replaces the connection; any other change updates it in place.
+ *   # token, headers and auth are secret in state and in every output.
+ *   ordersWebhook:
+ *     type: chatbot:index:WebhookConnection
+ *     properties:
+ *       storyId: ${storyId}
+ *       name: Orders
+ *       url: ${backendUrl}/orders
+ *       token: ${webhookToken}
+ *       headers:
+ *         X-Environment: production
+ *       auth:
+ *         username: chatbot
+ *         password: ${basicPassword}
+ * outputs:
+ *   ordersConnectionId: ${ordersWebhook.id}
+ *   ordersStoryName: ${ordersWebhook.story.name}
+ * ```
+ * {{% /example %}}
+ * {{% example %}}
+ * ### Adopting a connection made in the dashboard
+ *
+ * ```typescript
+ * import * as pulumi from "@pulumi/pulumi";
+ * import * as chatbot from "pulumi-chatbot/native";
+ *
+ * const config = new pulumi.Config();
+ * // The story whose bot calls the backend: 24 characters
+ * const storyId = config.require("storyId");
+ * // The id of a connection made in the dashboard
+ * const existingConnectionId = config.require("existingConnectionId");
+ * // The first up adopts the existing connection instead of creating one, and updates it only
+ * // where it differs from the program; later ups ignore adoptId.
+ * const supportWebhook = new chatbot.WebhookConnection("supportWebhook", {
+ *     storyId: storyId,
+ *     name: "Support",
+ *     url: "https://support.example.com/chatbot",
+ *     adoptId: existingConnectionId,
+ * });
+ * ```
+ * ```python
+ * import pulumi
+ * import pulumi_chatbot as chatbot
+ *
+ * config = pulumi.Config()
+ * # The story whose bot calls the backend: 24 characters
+ * story_id = config.require("storyId")
+ * # The id of a connection made in the dashboard
+ * existing_connection_id = config.require("existingConnectionId")
+ * # The first up adopts the existing connection instead of creating one, and updates it only
+ * # where it differs from the program; later ups ignore adoptId.
+ * support_webhook = chatbot.WebhookConnection("supportWebhook",
+ *     story_id=story_id,
+ *     name="Support",
+ *     url="https://support.example.com/chatbot",
+ *     adopt_id=existing_connection_id)
+ * ```
+ * ```go
+ * package main
+ *
+ * import (
+ * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
+ * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+ * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+ * )
+ *
+ * func main() {
+ * 	pulumi.Run(func(ctx *pulumi.Context) error {
+ * 		cfg := config.New(ctx, "")
+ * 		// The story whose bot calls the backend: 24 characters
+ * 		storyId := cfg.Require("storyId")
+ * 		// The id of a connection made in the dashboard
+ * 		existingConnectionId := cfg.Require("existingConnectionId")
+ * 		// The first up adopts the existing connection instead of creating one, and updates it only
+ * 		// where it differs from the program; later ups ignore adoptId.
+ * 		_, err := chatbot.NewWebhookConnection(ctx, "supportWebhook", &chatbot.WebhookConnectionArgs{
+ * 			StoryId: pulumi.String(storyId),
+ * 			Name:    pulumi.String("Support"),
+ * 			Url:     pulumi.String("https://support.example.com/chatbot"),
+ * 			AdoptId: pulumi.String(existingConnectionId),
+ * 		})
+ * 		if err != nil {
+ * 			return err
+ * 		}
+ * 		return nil
+ * 	})
+ * }
+ * ```
+ * ```java
+ * package generated_program;
+ *
+ * import com.pulumi.Context;
+ * import com.pulumi.Pulumi;
+ * import com.pulumichatbot.chatbot.WebhookConnection;
+ * import com.pulumichatbot.chatbot.WebhookConnectionArgs;
+ *
+ * public class App {
+ *     public static void main(String[] args) {
+ *         Pulumi.run(App::stack);
+ *     }
+ *
+ *     public static void stack(Context ctx) {
+ *         final var config = ctx.config();
+ *         final var storyId = config.require("storyId");
+ *         final var existingConnectionId = config.require("existingConnectionId");
+ *         var supportWebhook = new WebhookConnection("supportWebhook", WebhookConnectionArgs.builder()
+ *             .storyId(storyId)
+ *             .name("Support")
+ *             .url("https://support.example.com/chatbot")
+ *             .adoptId(existingConnectionId)
+ *             .build());
+ *
+ *     }
+ * }
+ * ```
+ * ```yaml
+ * config:
+ *   storyId:
+ *     type: string
+ *   existingConnectionId:
+ *     type: string
+ * resources:
+ *   # The first up adopts the existing connection instead of creating one, and updates it only
+ *   # where it differs from the program; later ups ignore adoptId.
+ *   supportWebhook:
+ *     type: chatbot:index:WebhookConnection
+ *     properties:
+ *       storyId: ${storyId}
+ *       name: Support
+ *       url: https://support.example.com/chatbot
+ *       adoptId: ${existingConnectionId}
+ * ```
+ * {{% /example %}}
+ * {{% /examples %}}
  */
 @ResourceType(type="chatbot:index:WebhookConnection")
 public class WebhookConnection extends com.pulumi.resources.CustomResource {

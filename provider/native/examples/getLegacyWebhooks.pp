@@ -1,0 +1,8 @@
+// What the list read holds: no secret field.
+legacyWebhooks = invoke("chatbot:index:getLegacyWebhooks", {
+	namePrefix = "Orders"
+})
+
+output legacyWebhookList {
+	value = legacyWebhooks.items
+}

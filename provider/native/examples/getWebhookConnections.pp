@@ -1,0 +1,13 @@
+config storyId string {
+	description = "The story to list: 24 characters"
+}
+
+// What the list read holds: no secret field.
+shopConnections = invoke("chatbot:index:getWebhookConnections", {
+	storyId    = storyId
+	namePrefix = "Orders"
+})
+
+output shopConnections {
+	value = shopConnections.items
+}
