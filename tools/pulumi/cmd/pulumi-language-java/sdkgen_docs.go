@@ -7,14 +7,17 @@ package main
 import (
 	"strings"
 
+	"github.com/pulumi/pulumi/pkg/v3/codegen"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 )
 
-// doc is javadoc of paragraphs whose {{% ref %}} shortcodes are resolved to Java names.
+// doc is javadoc of paragraphs whose {{% ref %}} shortcodes are resolved to Java names, and whose
+// {{% examples %}} keep only their Java blocks, as Pulumi's Go and Python generators keep their
+// own language's (codegen.FilterExamples).
 func (g *sdkGen) doc(indent string, paragraphs ...string) string {
 	resolved := make([]string, len(paragraphs))
 	for i, p := range paragraphs {
-		resolved[i] = g.resolveDocRefs(p)
+		resolved[i] = g.resolveDocRefs(codegen.FilterExamples(p, "java"))
 	}
 	return javadoc(indent, resolved...)
 }

@@ -26,59 +26,8 @@ public final class ChatbotFunctions {
     /**
      * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By id
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * const config = new pulumi.Config();
-     * // The id of a legacy webhook
-     * const legacyWebhookId = config.require("legacyWebhookId");
-     * // No secret field unless includeSecrets is true.
-     * const legacyWebhook = chatbot.getLegacyWebhookOutput({
-     *     id: legacyWebhookId,
-     * });
-     * export const legacyUrl = legacyWebhook.url;
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The id of a legacy webhook
-     * legacy_webhook_id = config.require("legacyWebhookId")
-     * # No secret field unless includeSecrets is true.
-     * legacy_webhook = chatbot.get_legacy_webhook_output(id=legacy_webhook_id)
-     * pulumi.export("legacyUrl", legacy_webhook.url)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The id of a legacy webhook
-     * 		legacyWebhookId := cfg.Require("legacyWebhookId")
-     * 		// No secret field unless includeSecrets is true.
-     * 		legacyWebhook := chatbot.LookupLegacyWebhookOutput(ctx, chatbot.LookupLegacyWebhookOutputArgs{
-     * 			Id: pulumi.String(legacyWebhookId),
-     * 		}, nil)
-     * 		ctx.Export("legacyUrl", legacyWebhook.Url())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -103,22 +52,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   legacyWebhookId:
-     *     type: string
-     * variables:
-     *   # No secret field unless includeSecrets is true.
-     *   legacyWebhook:
-     *     fn::invoke:
-     *       function: chatbot:index:getLegacyWebhook
-     *       arguments:
-     *         id: ${legacyWebhookId}
-     * outputs:
-     *   legacyUrl: ${legacyWebhook.url}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static Output<GetLegacyWebhookResult> getLegacyWebhook() {
         return getLegacyWebhook(GetLegacyWebhookArgs.builder().build(), InvokeOutputOptions.Empty);
@@ -126,59 +59,8 @@ public final class ChatbotFunctions {
     /**
      * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By id
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * const config = new pulumi.Config();
-     * // The id of a legacy webhook
-     * const legacyWebhookId = config.require("legacyWebhookId");
-     * // No secret field unless includeSecrets is true.
-     * const legacyWebhook = chatbot.getLegacyWebhookOutput({
-     *     id: legacyWebhookId,
-     * });
-     * export const legacyUrl = legacyWebhook.url;
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The id of a legacy webhook
-     * legacy_webhook_id = config.require("legacyWebhookId")
-     * # No secret field unless includeSecrets is true.
-     * legacy_webhook = chatbot.get_legacy_webhook_output(id=legacy_webhook_id)
-     * pulumi.export("legacyUrl", legacy_webhook.url)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The id of a legacy webhook
-     * 		legacyWebhookId := cfg.Require("legacyWebhookId")
-     * 		// No secret field unless includeSecrets is true.
-     * 		legacyWebhook := chatbot.LookupLegacyWebhookOutput(ctx, chatbot.LookupLegacyWebhookOutputArgs{
-     * 			Id: pulumi.String(legacyWebhookId),
-     * 		}, nil)
-     * 		ctx.Export("legacyUrl", legacyWebhook.Url())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -203,22 +85,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   legacyWebhookId:
-     *     type: string
-     * variables:
-     *   # No secret field unless includeSecrets is true.
-     *   legacyWebhook:
-     *     fn::invoke:
-     *       function: chatbot:index:getLegacyWebhook
-     *       arguments:
-     *         id: ${legacyWebhookId}
-     * outputs:
-     *   legacyUrl: ${legacyWebhook.url}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static CompletableFuture<GetLegacyWebhookResult> getLegacyWebhookPlain() {
         return getLegacyWebhookPlain(GetLegacyWebhookPlainArgs.builder().build(), InvokeOptions.Empty);
@@ -226,59 +92,8 @@ public final class ChatbotFunctions {
     /**
      * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By id
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * const config = new pulumi.Config();
-     * // The id of a legacy webhook
-     * const legacyWebhookId = config.require("legacyWebhookId");
-     * // No secret field unless includeSecrets is true.
-     * const legacyWebhook = chatbot.getLegacyWebhookOutput({
-     *     id: legacyWebhookId,
-     * });
-     * export const legacyUrl = legacyWebhook.url;
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The id of a legacy webhook
-     * legacy_webhook_id = config.require("legacyWebhookId")
-     * # No secret field unless includeSecrets is true.
-     * legacy_webhook = chatbot.get_legacy_webhook_output(id=legacy_webhook_id)
-     * pulumi.export("legacyUrl", legacy_webhook.url)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The id of a legacy webhook
-     * 		legacyWebhookId := cfg.Require("legacyWebhookId")
-     * 		// No secret field unless includeSecrets is true.
-     * 		legacyWebhook := chatbot.LookupLegacyWebhookOutput(ctx, chatbot.LookupLegacyWebhookOutputArgs{
-     * 			Id: pulumi.String(legacyWebhookId),
-     * 		}, nil)
-     * 		ctx.Export("legacyUrl", legacyWebhook.Url())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -303,22 +118,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   legacyWebhookId:
-     *     type: string
-     * variables:
-     *   # No secret field unless includeSecrets is true.
-     *   legacyWebhook:
-     *     fn::invoke:
-     *       function: chatbot:index:getLegacyWebhook
-     *       arguments:
-     *         id: ${legacyWebhookId}
-     * outputs:
-     *   legacyUrl: ${legacyWebhook.url}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static Output<GetLegacyWebhookResult> getLegacyWebhook(GetLegacyWebhookArgs args) {
         return getLegacyWebhook(args, InvokeOutputOptions.Empty);
@@ -326,59 +125,8 @@ public final class ChatbotFunctions {
     /**
      * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By id
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * const config = new pulumi.Config();
-     * // The id of a legacy webhook
-     * const legacyWebhookId = config.require("legacyWebhookId");
-     * // No secret field unless includeSecrets is true.
-     * const legacyWebhook = chatbot.getLegacyWebhookOutput({
-     *     id: legacyWebhookId,
-     * });
-     * export const legacyUrl = legacyWebhook.url;
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The id of a legacy webhook
-     * legacy_webhook_id = config.require("legacyWebhookId")
-     * # No secret field unless includeSecrets is true.
-     * legacy_webhook = chatbot.get_legacy_webhook_output(id=legacy_webhook_id)
-     * pulumi.export("legacyUrl", legacy_webhook.url)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The id of a legacy webhook
-     * 		legacyWebhookId := cfg.Require("legacyWebhookId")
-     * 		// No secret field unless includeSecrets is true.
-     * 		legacyWebhook := chatbot.LookupLegacyWebhookOutput(ctx, chatbot.LookupLegacyWebhookOutputArgs{
-     * 			Id: pulumi.String(legacyWebhookId),
-     * 		}, nil)
-     * 		ctx.Export("legacyUrl", legacyWebhook.Url())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -403,22 +151,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   legacyWebhookId:
-     *     type: string
-     * variables:
-     *   # No secret field unless includeSecrets is true.
-     *   legacyWebhook:
-     *     fn::invoke:
-     *       function: chatbot:index:getLegacyWebhook
-     *       arguments:
-     *         id: ${legacyWebhookId}
-     * outputs:
-     *   legacyUrl: ${legacyWebhook.url}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static CompletableFuture<GetLegacyWebhookResult> getLegacyWebhookPlain(GetLegacyWebhookPlainArgs args) {
         return getLegacyWebhookPlain(args, InvokeOptions.Empty);
@@ -426,59 +158,8 @@ public final class ChatbotFunctions {
     /**
      * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By id
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * const config = new pulumi.Config();
-     * // The id of a legacy webhook
-     * const legacyWebhookId = config.require("legacyWebhookId");
-     * // No secret field unless includeSecrets is true.
-     * const legacyWebhook = chatbot.getLegacyWebhookOutput({
-     *     id: legacyWebhookId,
-     * });
-     * export const legacyUrl = legacyWebhook.url;
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The id of a legacy webhook
-     * legacy_webhook_id = config.require("legacyWebhookId")
-     * # No secret field unless includeSecrets is true.
-     * legacy_webhook = chatbot.get_legacy_webhook_output(id=legacy_webhook_id)
-     * pulumi.export("legacyUrl", legacy_webhook.url)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The id of a legacy webhook
-     * 		legacyWebhookId := cfg.Require("legacyWebhookId")
-     * 		// No secret field unless includeSecrets is true.
-     * 		legacyWebhook := chatbot.LookupLegacyWebhookOutput(ctx, chatbot.LookupLegacyWebhookOutputArgs{
-     * 			Id: pulumi.String(legacyWebhookId),
-     * 		}, nil)
-     * 		ctx.Export("legacyUrl", legacyWebhook.Url())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -503,22 +184,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   legacyWebhookId:
-     *     type: string
-     * variables:
-     *   # No secret field unless includeSecrets is true.
-     *   legacyWebhook:
-     *     fn::invoke:
-     *       function: chatbot:index:getLegacyWebhook
-     *       arguments:
-     *         id: ${legacyWebhookId}
-     * outputs:
-     *   legacyUrl: ${legacyWebhook.url}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static Output<GetLegacyWebhookResult> getLegacyWebhook(GetLegacyWebhookArgs args, InvokeOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getLegacyWebhook", TypeShape.of(GetLegacyWebhookResult.class), args, Utilities.withVersion(options));
@@ -526,59 +191,8 @@ public final class ChatbotFunctions {
     /**
      * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By id
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * const config = new pulumi.Config();
-     * // The id of a legacy webhook
-     * const legacyWebhookId = config.require("legacyWebhookId");
-     * // No secret field unless includeSecrets is true.
-     * const legacyWebhook = chatbot.getLegacyWebhookOutput({
-     *     id: legacyWebhookId,
-     * });
-     * export const legacyUrl = legacyWebhook.url;
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The id of a legacy webhook
-     * legacy_webhook_id = config.require("legacyWebhookId")
-     * # No secret field unless includeSecrets is true.
-     * legacy_webhook = chatbot.get_legacy_webhook_output(id=legacy_webhook_id)
-     * pulumi.export("legacyUrl", legacy_webhook.url)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The id of a legacy webhook
-     * 		legacyWebhookId := cfg.Require("legacyWebhookId")
-     * 		// No secret field unless includeSecrets is true.
-     * 		legacyWebhook := chatbot.LookupLegacyWebhookOutput(ctx, chatbot.LookupLegacyWebhookOutputArgs{
-     * 			Id: pulumi.String(legacyWebhookId),
-     * 		}, nil)
-     * 		ctx.Export("legacyUrl", legacyWebhook.Url())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -603,22 +217,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   legacyWebhookId:
-     *     type: string
-     * variables:
-     *   # No secret field unless includeSecrets is true.
-     *   legacyWebhook:
-     *     fn::invoke:
-     *       function: chatbot:index:getLegacyWebhook
-     *       arguments:
-     *         id: ${legacyWebhookId}
-     * outputs:
-     *   legacyUrl: ${legacyWebhook.url}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static Output<GetLegacyWebhookResult> getLegacyWebhook(GetLegacyWebhookArgs args, InvokeOutputOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getLegacyWebhook", TypeShape.of(GetLegacyWebhookResult.class), args, Utilities.withVersion(options));
@@ -626,59 +224,8 @@ public final class ChatbotFunctions {
     /**
      * Reads an existing legacy webhook (`/webhooks/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By id
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * const config = new pulumi.Config();
-     * // The id of a legacy webhook
-     * const legacyWebhookId = config.require("legacyWebhookId");
-     * // No secret field unless includeSecrets is true.
-     * const legacyWebhook = chatbot.getLegacyWebhookOutput({
-     *     id: legacyWebhookId,
-     * });
-     * export const legacyUrl = legacyWebhook.url;
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The id of a legacy webhook
-     * legacy_webhook_id = config.require("legacyWebhookId")
-     * # No secret field unless includeSecrets is true.
-     * legacy_webhook = chatbot.get_legacy_webhook_output(id=legacy_webhook_id)
-     * pulumi.export("legacyUrl", legacy_webhook.url)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The id of a legacy webhook
-     * 		legacyWebhookId := cfg.Require("legacyWebhookId")
-     * 		// No secret field unless includeSecrets is true.
-     * 		legacyWebhook := chatbot.LookupLegacyWebhookOutput(ctx, chatbot.LookupLegacyWebhookOutputArgs{
-     * 			Id: pulumi.String(legacyWebhookId),
-     * 		}, nil)
-     * 		ctx.Export("legacyUrl", legacyWebhook.Url())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -703,22 +250,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   legacyWebhookId:
-     *     type: string
-     * variables:
-     *   # No secret field unless includeSecrets is true.
-     *   legacyWebhook:
-     *     fn::invoke:
-     *       function: chatbot:index:getLegacyWebhook
-     *       arguments:
-     *         id: ${legacyWebhookId}
-     * outputs:
-     *   legacyUrl: ${legacyWebhook.url}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static CompletableFuture<GetLegacyWebhookResult> getLegacyWebhookPlain(GetLegacyWebhookPlainArgs args, InvokeOptions options) {
         return Deployment.getInstance().invokeAsync("chatbot:index:getLegacyWebhook", TypeShape.of(GetLegacyWebhookResult.class), args, Utilities.withVersion(options));
@@ -726,49 +257,8 @@ public final class ChatbotFunctions {
     /**
      * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By name prefix
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * // What the list read holds: no secret field.
-     * const legacyWebhooks = chatbot.getLegacyWebhooksOutput({
-     *     namePrefix: "Orders",
-     * });
-     * export const legacyWebhookList = legacyWebhooks.apply(legacyWebhooks => legacyWebhooks.items);
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * # What the list read holds: no secret field.
-     * legacy_webhooks = chatbot.get_legacy_webhooks_output(name_prefix="Orders")
-     * pulumi.export("legacyWebhookList", legacy_webhooks.items)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		// What the list read holds: no secret field.
-     * 		legacyWebhooks := chatbot.GetLegacyWebhooksOutput(ctx, chatbot.GetLegacyWebhooksOutputArgs{
-     * 			NamePrefix: pulumi.String("Orders"),
-     * 		}, nil)
-     * 		ctx.Export("legacyWebhookList", legacyWebhooks.Items())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -791,19 +281,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * variables:
-     *   # What the list read holds: no secret field.
-     *   legacyWebhooks:
-     *     fn::invoke:
-     *       function: chatbot:index:getLegacyWebhooks
-     *       arguments:
-     *         namePrefix: Orders
-     * outputs:
-     *   legacyWebhookList: ${legacyWebhooks.items}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static Output<GetLegacyWebhooksResult> getLegacyWebhooks() {
         return getLegacyWebhooks(GetLegacyWebhooksArgs.builder().build(), InvokeOutputOptions.Empty);
@@ -811,49 +288,8 @@ public final class ChatbotFunctions {
     /**
      * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By name prefix
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * // What the list read holds: no secret field.
-     * const legacyWebhooks = chatbot.getLegacyWebhooksOutput({
-     *     namePrefix: "Orders",
-     * });
-     * export const legacyWebhookList = legacyWebhooks.apply(legacyWebhooks => legacyWebhooks.items);
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * # What the list read holds: no secret field.
-     * legacy_webhooks = chatbot.get_legacy_webhooks_output(name_prefix="Orders")
-     * pulumi.export("legacyWebhookList", legacy_webhooks.items)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		// What the list read holds: no secret field.
-     * 		legacyWebhooks := chatbot.GetLegacyWebhooksOutput(ctx, chatbot.GetLegacyWebhooksOutputArgs{
-     * 			NamePrefix: pulumi.String("Orders"),
-     * 		}, nil)
-     * 		ctx.Export("legacyWebhookList", legacyWebhooks.Items())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -876,19 +312,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * variables:
-     *   # What the list read holds: no secret field.
-     *   legacyWebhooks:
-     *     fn::invoke:
-     *       function: chatbot:index:getLegacyWebhooks
-     *       arguments:
-     *         namePrefix: Orders
-     * outputs:
-     *   legacyWebhookList: ${legacyWebhooks.items}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static CompletableFuture<GetLegacyWebhooksResult> getLegacyWebhooksPlain() {
         return getLegacyWebhooksPlain(GetLegacyWebhooksPlainArgs.builder().build(), InvokeOptions.Empty);
@@ -896,49 +319,8 @@ public final class ChatbotFunctions {
     /**
      * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By name prefix
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * // What the list read holds: no secret field.
-     * const legacyWebhooks = chatbot.getLegacyWebhooksOutput({
-     *     namePrefix: "Orders",
-     * });
-     * export const legacyWebhookList = legacyWebhooks.apply(legacyWebhooks => legacyWebhooks.items);
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * # What the list read holds: no secret field.
-     * legacy_webhooks = chatbot.get_legacy_webhooks_output(name_prefix="Orders")
-     * pulumi.export("legacyWebhookList", legacy_webhooks.items)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		// What the list read holds: no secret field.
-     * 		legacyWebhooks := chatbot.GetLegacyWebhooksOutput(ctx, chatbot.GetLegacyWebhooksOutputArgs{
-     * 			NamePrefix: pulumi.String("Orders"),
-     * 		}, nil)
-     * 		ctx.Export("legacyWebhookList", legacyWebhooks.Items())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -961,19 +343,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * variables:
-     *   # What the list read holds: no secret field.
-     *   legacyWebhooks:
-     *     fn::invoke:
-     *       function: chatbot:index:getLegacyWebhooks
-     *       arguments:
-     *         namePrefix: Orders
-     * outputs:
-     *   legacyWebhookList: ${legacyWebhooks.items}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static Output<GetLegacyWebhooksResult> getLegacyWebhooks(GetLegacyWebhooksArgs args) {
         return getLegacyWebhooks(args, InvokeOutputOptions.Empty);
@@ -981,49 +350,8 @@ public final class ChatbotFunctions {
     /**
      * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By name prefix
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * // What the list read holds: no secret field.
-     * const legacyWebhooks = chatbot.getLegacyWebhooksOutput({
-     *     namePrefix: "Orders",
-     * });
-     * export const legacyWebhookList = legacyWebhooks.apply(legacyWebhooks => legacyWebhooks.items);
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * # What the list read holds: no secret field.
-     * legacy_webhooks = chatbot.get_legacy_webhooks_output(name_prefix="Orders")
-     * pulumi.export("legacyWebhookList", legacy_webhooks.items)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		// What the list read holds: no secret field.
-     * 		legacyWebhooks := chatbot.GetLegacyWebhooksOutput(ctx, chatbot.GetLegacyWebhooksOutputArgs{
-     * 			NamePrefix: pulumi.String("Orders"),
-     * 		}, nil)
-     * 		ctx.Export("legacyWebhookList", legacyWebhooks.Items())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -1046,19 +374,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * variables:
-     *   # What the list read holds: no secret field.
-     *   legacyWebhooks:
-     *     fn::invoke:
-     *       function: chatbot:index:getLegacyWebhooks
-     *       arguments:
-     *         namePrefix: Orders
-     * outputs:
-     *   legacyWebhookList: ${legacyWebhooks.items}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static CompletableFuture<GetLegacyWebhooksResult> getLegacyWebhooksPlain(GetLegacyWebhooksPlainArgs args) {
         return getLegacyWebhooksPlain(args, InvokeOptions.Empty);
@@ -1066,49 +381,8 @@ public final class ChatbotFunctions {
     /**
      * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By name prefix
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * // What the list read holds: no secret field.
-     * const legacyWebhooks = chatbot.getLegacyWebhooksOutput({
-     *     namePrefix: "Orders",
-     * });
-     * export const legacyWebhookList = legacyWebhooks.apply(legacyWebhooks => legacyWebhooks.items);
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * # What the list read holds: no secret field.
-     * legacy_webhooks = chatbot.get_legacy_webhooks_output(name_prefix="Orders")
-     * pulumi.export("legacyWebhookList", legacy_webhooks.items)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		// What the list read holds: no secret field.
-     * 		legacyWebhooks := chatbot.GetLegacyWebhooksOutput(ctx, chatbot.GetLegacyWebhooksOutputArgs{
-     * 			NamePrefix: pulumi.String("Orders"),
-     * 		}, nil)
-     * 		ctx.Export("legacyWebhookList", legacyWebhooks.Items())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -1131,19 +405,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * variables:
-     *   # What the list read holds: no secret field.
-     *   legacyWebhooks:
-     *     fn::invoke:
-     *       function: chatbot:index:getLegacyWebhooks
-     *       arguments:
-     *         namePrefix: Orders
-     * outputs:
-     *   legacyWebhookList: ${legacyWebhooks.items}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static Output<GetLegacyWebhooksResult> getLegacyWebhooks(GetLegacyWebhooksArgs args, InvokeOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getLegacyWebhooks", TypeShape.of(GetLegacyWebhooksResult.class), args, Utilities.withVersion(options));
@@ -1151,49 +412,8 @@ public final class ChatbotFunctions {
     /**
      * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By name prefix
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * // What the list read holds: no secret field.
-     * const legacyWebhooks = chatbot.getLegacyWebhooksOutput({
-     *     namePrefix: "Orders",
-     * });
-     * export const legacyWebhookList = legacyWebhooks.apply(legacyWebhooks => legacyWebhooks.items);
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * # What the list read holds: no secret field.
-     * legacy_webhooks = chatbot.get_legacy_webhooks_output(name_prefix="Orders")
-     * pulumi.export("legacyWebhookList", legacy_webhooks.items)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		// What the list read holds: no secret field.
-     * 		legacyWebhooks := chatbot.GetLegacyWebhooksOutput(ctx, chatbot.GetLegacyWebhooksOutputArgs{
-     * 			NamePrefix: pulumi.String("Orders"),
-     * 		}, nil)
-     * 		ctx.Export("legacyWebhookList", legacyWebhooks.Items())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -1216,19 +436,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * variables:
-     *   # What the list read holds: no secret field.
-     *   legacyWebhooks:
-     *     fn::invoke:
-     *       function: chatbot:index:getLegacyWebhooks
-     *       arguments:
-     *         namePrefix: Orders
-     * outputs:
-     *   legacyWebhookList: ${legacyWebhooks.items}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static Output<GetLegacyWebhooksResult> getLegacyWebhooks(GetLegacyWebhooksArgs args, InvokeOutputOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getLegacyWebhooks", TypeShape.of(GetLegacyWebhooksResult.class), args, Utilities.withVersion(options));
@@ -1236,49 +443,8 @@ public final class ChatbotFunctions {
     /**
      * Lists the legacy webhooks of the account (`GET /webhooks`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By name prefix
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * // What the list read holds: no secret field.
-     * const legacyWebhooks = chatbot.getLegacyWebhooksOutput({
-     *     namePrefix: "Orders",
-     * });
-     * export const legacyWebhookList = legacyWebhooks.apply(legacyWebhooks => legacyWebhooks.items);
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * # What the list read holds: no secret field.
-     * legacy_webhooks = chatbot.get_legacy_webhooks_output(name_prefix="Orders")
-     * pulumi.export("legacyWebhookList", legacy_webhooks.items)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		// What the list read holds: no secret field.
-     * 		legacyWebhooks := chatbot.GetLegacyWebhooksOutput(ctx, chatbot.GetLegacyWebhooksOutputArgs{
-     * 			NamePrefix: pulumi.String("Orders"),
-     * 		}, nil)
-     * 		ctx.Export("legacyWebhookList", legacyWebhooks.Items())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -1301,19 +467,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * variables:
-     *   # What the list read holds: no secret field.
-     *   legacyWebhooks:
-     *     fn::invoke:
-     *       function: chatbot:index:getLegacyWebhooks
-     *       arguments:
-     *         namePrefix: Orders
-     * outputs:
-     *   legacyWebhookList: ${legacyWebhooks.items}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static CompletableFuture<GetLegacyWebhooksResult> getLegacyWebhooksPlain(GetLegacyWebhooksPlainArgs args, InvokeOptions options) {
         return Deployment.getInstance().invokeAsync("chatbot:index:getLegacyWebhooks", TypeShape.of(GetLegacyWebhooksResult.class), args, Utilities.withVersion(options));
@@ -1321,81 +474,8 @@ public final class ChatbotFunctions {
     /**
      * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By name in a story, then by id with its secrets
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * const config = new pulumi.Config();
-     * // The story to look in: 24 characters
-     * const storyId = config.require("storyId");
-     * // By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * // Without includeSecrets the result holds no secret field.
-     * const ordersByName = chatbot.getWebhookConnectionOutput({
-     *     name: "Orders",
-     *     storyId: storyId,
-     * });
-     * // By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * const ordersWithSecrets = chatbot.getWebhookConnectionOutput({
-     *     id: ordersByName.id,
-     *     includeSecrets: true,
-     * });
-     * export const foundUrl = ordersByName.url;
-     * export const foundToken = ordersWithSecrets.token;
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The story to look in: 24 characters
-     * story_id = config.require("storyId")
-     * # By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * # Without includeSecrets the result holds no secret field.
-     * orders_by_name = chatbot.get_webhook_connection_output(name="Orders",
-     *     story_id=story_id)
-     * # By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * orders_with_secrets = chatbot.get_webhook_connection_output(id=orders_by_name.id,
-     *     include_secrets=True)
-     * pulumi.export("foundUrl", orders_by_name.url)
-     * pulumi.export("foundToken", orders_with_secrets.token)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The story to look in: 24 characters
-     * 		storyId := cfg.Require("storyId")
-     * 		// By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * 		// Without includeSecrets the result holds no secret field.
-     * 		ordersByName := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
-     * 			Name:    pulumi.String("Orders"),
-     * 			StoryId: pulumi.String(storyId),
-     * 		}, nil)
-     * 		// By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * 		ordersWithSecrets := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
-     * 			Id:             ordersByName.Id(),
-     * 			IncludeSecrets: pulumi.Bool(true),
-     * 		}, nil)
-     * 		ctx.Export("foundUrl", ordersByName.Url())
-     * 		ctx.Export("foundToken", ordersWithSecrets.Token())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -1427,32 +507,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   storyId:
-     *     type: string
-     * variables:
-     *   # By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     *   # Without includeSecrets the result holds no secret field.
-     *   ordersByName:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnection
-     *       arguments:
-     *         name: Orders
-     *         storyId: ${storyId}
-     *   # By id, with token, headers and auth: marked secret, so the whole result is secret.
-     *   ordersWithSecrets:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnection
-     *       arguments:
-     *         id: ${ordersByName.id}
-     *         includeSecrets: true
-     * outputs:
-     *   foundUrl: ${ordersByName.url}
-     *   foundToken: ${ordersWithSecrets.token}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static Output<GetWebhookConnectionResult> getWebhookConnection() {
         return getWebhookConnection(GetWebhookConnectionArgs.builder().build(), InvokeOutputOptions.Empty);
@@ -1460,81 +514,8 @@ public final class ChatbotFunctions {
     /**
      * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By name in a story, then by id with its secrets
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * const config = new pulumi.Config();
-     * // The story to look in: 24 characters
-     * const storyId = config.require("storyId");
-     * // By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * // Without includeSecrets the result holds no secret field.
-     * const ordersByName = chatbot.getWebhookConnectionOutput({
-     *     name: "Orders",
-     *     storyId: storyId,
-     * });
-     * // By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * const ordersWithSecrets = chatbot.getWebhookConnectionOutput({
-     *     id: ordersByName.id,
-     *     includeSecrets: true,
-     * });
-     * export const foundUrl = ordersByName.url;
-     * export const foundToken = ordersWithSecrets.token;
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The story to look in: 24 characters
-     * story_id = config.require("storyId")
-     * # By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * # Without includeSecrets the result holds no secret field.
-     * orders_by_name = chatbot.get_webhook_connection_output(name="Orders",
-     *     story_id=story_id)
-     * # By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * orders_with_secrets = chatbot.get_webhook_connection_output(id=orders_by_name.id,
-     *     include_secrets=True)
-     * pulumi.export("foundUrl", orders_by_name.url)
-     * pulumi.export("foundToken", orders_with_secrets.token)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The story to look in: 24 characters
-     * 		storyId := cfg.Require("storyId")
-     * 		// By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * 		// Without includeSecrets the result holds no secret field.
-     * 		ordersByName := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
-     * 			Name:    pulumi.String("Orders"),
-     * 			StoryId: pulumi.String(storyId),
-     * 		}, nil)
-     * 		// By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * 		ordersWithSecrets := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
-     * 			Id:             ordersByName.Id(),
-     * 			IncludeSecrets: pulumi.Bool(true),
-     * 		}, nil)
-     * 		ctx.Export("foundUrl", ordersByName.Url())
-     * 		ctx.Export("foundToken", ordersWithSecrets.Token())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -1566,32 +547,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   storyId:
-     *     type: string
-     * variables:
-     *   # By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     *   # Without includeSecrets the result holds no secret field.
-     *   ordersByName:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnection
-     *       arguments:
-     *         name: Orders
-     *         storyId: ${storyId}
-     *   # By id, with token, headers and auth: marked secret, so the whole result is secret.
-     *   ordersWithSecrets:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnection
-     *       arguments:
-     *         id: ${ordersByName.id}
-     *         includeSecrets: true
-     * outputs:
-     *   foundUrl: ${ordersByName.url}
-     *   foundToken: ${ordersWithSecrets.token}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static CompletableFuture<GetWebhookConnectionResult> getWebhookConnectionPlain() {
         return getWebhookConnectionPlain(GetWebhookConnectionPlainArgs.builder().build(), InvokeOptions.Empty);
@@ -1599,81 +554,8 @@ public final class ChatbotFunctions {
     /**
      * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By name in a story, then by id with its secrets
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * const config = new pulumi.Config();
-     * // The story to look in: 24 characters
-     * const storyId = config.require("storyId");
-     * // By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * // Without includeSecrets the result holds no secret field.
-     * const ordersByName = chatbot.getWebhookConnectionOutput({
-     *     name: "Orders",
-     *     storyId: storyId,
-     * });
-     * // By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * const ordersWithSecrets = chatbot.getWebhookConnectionOutput({
-     *     id: ordersByName.id,
-     *     includeSecrets: true,
-     * });
-     * export const foundUrl = ordersByName.url;
-     * export const foundToken = ordersWithSecrets.token;
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The story to look in: 24 characters
-     * story_id = config.require("storyId")
-     * # By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * # Without includeSecrets the result holds no secret field.
-     * orders_by_name = chatbot.get_webhook_connection_output(name="Orders",
-     *     story_id=story_id)
-     * # By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * orders_with_secrets = chatbot.get_webhook_connection_output(id=orders_by_name.id,
-     *     include_secrets=True)
-     * pulumi.export("foundUrl", orders_by_name.url)
-     * pulumi.export("foundToken", orders_with_secrets.token)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The story to look in: 24 characters
-     * 		storyId := cfg.Require("storyId")
-     * 		// By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * 		// Without includeSecrets the result holds no secret field.
-     * 		ordersByName := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
-     * 			Name:    pulumi.String("Orders"),
-     * 			StoryId: pulumi.String(storyId),
-     * 		}, nil)
-     * 		// By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * 		ordersWithSecrets := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
-     * 			Id:             ordersByName.Id(),
-     * 			IncludeSecrets: pulumi.Bool(true),
-     * 		}, nil)
-     * 		ctx.Export("foundUrl", ordersByName.Url())
-     * 		ctx.Export("foundToken", ordersWithSecrets.Token())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -1705,32 +587,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   storyId:
-     *     type: string
-     * variables:
-     *   # By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     *   # Without includeSecrets the result holds no secret field.
-     *   ordersByName:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnection
-     *       arguments:
-     *         name: Orders
-     *         storyId: ${storyId}
-     *   # By id, with token, headers and auth: marked secret, so the whole result is secret.
-     *   ordersWithSecrets:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnection
-     *       arguments:
-     *         id: ${ordersByName.id}
-     *         includeSecrets: true
-     * outputs:
-     *   foundUrl: ${ordersByName.url}
-     *   foundToken: ${ordersWithSecrets.token}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static Output<GetWebhookConnectionResult> getWebhookConnection(GetWebhookConnectionArgs args) {
         return getWebhookConnection(args, InvokeOutputOptions.Empty);
@@ -1738,81 +594,8 @@ public final class ChatbotFunctions {
     /**
      * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By name in a story, then by id with its secrets
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * const config = new pulumi.Config();
-     * // The story to look in: 24 characters
-     * const storyId = config.require("storyId");
-     * // By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * // Without includeSecrets the result holds no secret field.
-     * const ordersByName = chatbot.getWebhookConnectionOutput({
-     *     name: "Orders",
-     *     storyId: storyId,
-     * });
-     * // By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * const ordersWithSecrets = chatbot.getWebhookConnectionOutput({
-     *     id: ordersByName.id,
-     *     includeSecrets: true,
-     * });
-     * export const foundUrl = ordersByName.url;
-     * export const foundToken = ordersWithSecrets.token;
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The story to look in: 24 characters
-     * story_id = config.require("storyId")
-     * # By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * # Without includeSecrets the result holds no secret field.
-     * orders_by_name = chatbot.get_webhook_connection_output(name="Orders",
-     *     story_id=story_id)
-     * # By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * orders_with_secrets = chatbot.get_webhook_connection_output(id=orders_by_name.id,
-     *     include_secrets=True)
-     * pulumi.export("foundUrl", orders_by_name.url)
-     * pulumi.export("foundToken", orders_with_secrets.token)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The story to look in: 24 characters
-     * 		storyId := cfg.Require("storyId")
-     * 		// By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * 		// Without includeSecrets the result holds no secret field.
-     * 		ordersByName := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
-     * 			Name:    pulumi.String("Orders"),
-     * 			StoryId: pulumi.String(storyId),
-     * 		}, nil)
-     * 		// By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * 		ordersWithSecrets := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
-     * 			Id:             ordersByName.Id(),
-     * 			IncludeSecrets: pulumi.Bool(true),
-     * 		}, nil)
-     * 		ctx.Export("foundUrl", ordersByName.Url())
-     * 		ctx.Export("foundToken", ordersWithSecrets.Token())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -1844,32 +627,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   storyId:
-     *     type: string
-     * variables:
-     *   # By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     *   # Without includeSecrets the result holds no secret field.
-     *   ordersByName:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnection
-     *       arguments:
-     *         name: Orders
-     *         storyId: ${storyId}
-     *   # By id, with token, headers and auth: marked secret, so the whole result is secret.
-     *   ordersWithSecrets:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnection
-     *       arguments:
-     *         id: ${ordersByName.id}
-     *         includeSecrets: true
-     * outputs:
-     *   foundUrl: ${ordersByName.url}
-     *   foundToken: ${ordersWithSecrets.token}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static CompletableFuture<GetWebhookConnectionResult> getWebhookConnectionPlain(GetWebhookConnectionPlainArgs args) {
         return getWebhookConnectionPlain(args, InvokeOptions.Empty);
@@ -1877,81 +634,8 @@ public final class ChatbotFunctions {
     /**
      * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By name in a story, then by id with its secrets
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * const config = new pulumi.Config();
-     * // The story to look in: 24 characters
-     * const storyId = config.require("storyId");
-     * // By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * // Without includeSecrets the result holds no secret field.
-     * const ordersByName = chatbot.getWebhookConnectionOutput({
-     *     name: "Orders",
-     *     storyId: storyId,
-     * });
-     * // By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * const ordersWithSecrets = chatbot.getWebhookConnectionOutput({
-     *     id: ordersByName.id,
-     *     includeSecrets: true,
-     * });
-     * export const foundUrl = ordersByName.url;
-     * export const foundToken = ordersWithSecrets.token;
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The story to look in: 24 characters
-     * story_id = config.require("storyId")
-     * # By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * # Without includeSecrets the result holds no secret field.
-     * orders_by_name = chatbot.get_webhook_connection_output(name="Orders",
-     *     story_id=story_id)
-     * # By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * orders_with_secrets = chatbot.get_webhook_connection_output(id=orders_by_name.id,
-     *     include_secrets=True)
-     * pulumi.export("foundUrl", orders_by_name.url)
-     * pulumi.export("foundToken", orders_with_secrets.token)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The story to look in: 24 characters
-     * 		storyId := cfg.Require("storyId")
-     * 		// By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * 		// Without includeSecrets the result holds no secret field.
-     * 		ordersByName := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
-     * 			Name:    pulumi.String("Orders"),
-     * 			StoryId: pulumi.String(storyId),
-     * 		}, nil)
-     * 		// By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * 		ordersWithSecrets := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
-     * 			Id:             ordersByName.Id(),
-     * 			IncludeSecrets: pulumi.Bool(true),
-     * 		}, nil)
-     * 		ctx.Export("foundUrl", ordersByName.Url())
-     * 		ctx.Export("foundToken", ordersWithSecrets.Token())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -1983,32 +667,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   storyId:
-     *     type: string
-     * variables:
-     *   # By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     *   # Without includeSecrets the result holds no secret field.
-     *   ordersByName:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnection
-     *       arguments:
-     *         name: Orders
-     *         storyId: ${storyId}
-     *   # By id, with token, headers and auth: marked secret, so the whole result is secret.
-     *   ordersWithSecrets:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnection
-     *       arguments:
-     *         id: ${ordersByName.id}
-     *         includeSecrets: true
-     * outputs:
-     *   foundUrl: ${ordersByName.url}
-     *   foundToken: ${ordersWithSecrets.token}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static Output<GetWebhookConnectionResult> getWebhookConnection(GetWebhookConnectionArgs args, InvokeOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getWebhookConnection", TypeShape.of(GetWebhookConnectionResult.class), args, Utilities.withVersion(options));
@@ -2016,81 +674,8 @@ public final class ChatbotFunctions {
     /**
      * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By name in a story, then by id with its secrets
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * const config = new pulumi.Config();
-     * // The story to look in: 24 characters
-     * const storyId = config.require("storyId");
-     * // By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * // Without includeSecrets the result holds no secret field.
-     * const ordersByName = chatbot.getWebhookConnectionOutput({
-     *     name: "Orders",
-     *     storyId: storyId,
-     * });
-     * // By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * const ordersWithSecrets = chatbot.getWebhookConnectionOutput({
-     *     id: ordersByName.id,
-     *     includeSecrets: true,
-     * });
-     * export const foundUrl = ordersByName.url;
-     * export const foundToken = ordersWithSecrets.token;
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The story to look in: 24 characters
-     * story_id = config.require("storyId")
-     * # By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * # Without includeSecrets the result holds no secret field.
-     * orders_by_name = chatbot.get_webhook_connection_output(name="Orders",
-     *     story_id=story_id)
-     * # By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * orders_with_secrets = chatbot.get_webhook_connection_output(id=orders_by_name.id,
-     *     include_secrets=True)
-     * pulumi.export("foundUrl", orders_by_name.url)
-     * pulumi.export("foundToken", orders_with_secrets.token)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The story to look in: 24 characters
-     * 		storyId := cfg.Require("storyId")
-     * 		// By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * 		// Without includeSecrets the result holds no secret field.
-     * 		ordersByName := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
-     * 			Name:    pulumi.String("Orders"),
-     * 			StoryId: pulumi.String(storyId),
-     * 		}, nil)
-     * 		// By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * 		ordersWithSecrets := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
-     * 			Id:             ordersByName.Id(),
-     * 			IncludeSecrets: pulumi.Bool(true),
-     * 		}, nil)
-     * 		ctx.Export("foundUrl", ordersByName.Url())
-     * 		ctx.Export("foundToken", ordersWithSecrets.Token())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -2122,32 +707,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   storyId:
-     *     type: string
-     * variables:
-     *   # By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     *   # Without includeSecrets the result holds no secret field.
-     *   ordersByName:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnection
-     *       arguments:
-     *         name: Orders
-     *         storyId: ${storyId}
-     *   # By id, with token, headers and auth: marked secret, so the whole result is secret.
-     *   ordersWithSecrets:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnection
-     *       arguments:
-     *         id: ${ordersByName.id}
-     *         includeSecrets: true
-     * outputs:
-     *   foundUrl: ${ordersByName.url}
-     *   foundToken: ${ordersWithSecrets.token}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static Output<GetWebhookConnectionResult> getWebhookConnection(GetWebhookConnectionArgs args, InvokeOutputOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getWebhookConnection", TypeShape.of(GetWebhookConnectionResult.class), args, Utilities.withVersion(options));
@@ -2155,81 +714,8 @@ public final class ChatbotFunctions {
     /**
      * Reads an existing webhook connection (`/v2/integrations/webhook/{id}`), by `id` or by `name`: nothing is managed or changed. No match, or more than one (named by their ids), is an error that says what was looked for. Nothing in the result is secret: the secret fields come (marked secret) only with `includeSecrets`. An explicit provider reads its own account.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### By name in a story, then by id with its secrets
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * const config = new pulumi.Config();
-     * // The story to look in: 24 characters
-     * const storyId = config.require("storyId");
-     * // By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * // Without includeSecrets the result holds no secret field.
-     * const ordersByName = chatbot.getWebhookConnectionOutput({
-     *     name: "Orders",
-     *     storyId: storyId,
-     * });
-     * // By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * const ordersWithSecrets = chatbot.getWebhookConnectionOutput({
-     *     id: ordersByName.id,
-     *     includeSecrets: true,
-     * });
-     * export const foundUrl = ordersByName.url;
-     * export const foundToken = ordersWithSecrets.token;
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The story to look in: 24 characters
-     * story_id = config.require("storyId")
-     * # By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * # Without includeSecrets the result holds no secret field.
-     * orders_by_name = chatbot.get_webhook_connection_output(name="Orders",
-     *     story_id=story_id)
-     * # By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * orders_with_secrets = chatbot.get_webhook_connection_output(id=orders_by_name.id,
-     *     include_secrets=True)
-     * pulumi.export("foundUrl", orders_by_name.url)
-     * pulumi.export("foundToken", orders_with_secrets.token)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The story to look in: 24 characters
-     * 		storyId := cfg.Require("storyId")
-     * 		// By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     * 		// Without includeSecrets the result holds no secret field.
-     * 		ordersByName := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
-     * 			Name:    pulumi.String("Orders"),
-     * 			StoryId: pulumi.String(storyId),
-     * 		}, nil)
-     * 		// By id, with token, headers and auth: marked secret, so the whole result is secret.
-     * 		ordersWithSecrets := chatbot.LookupWebhookConnectionOutput(ctx, chatbot.LookupWebhookConnectionOutputArgs{
-     * 			Id:             ordersByName.Id(),
-     * 			IncludeSecrets: pulumi.Bool(true),
-     * 		}, nil)
-     * 		ctx.Export("foundUrl", ordersByName.Url())
-     * 		ctx.Export("foundToken", ordersWithSecrets.Token())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -2261,32 +747,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   storyId:
-     *     type: string
-     * variables:
-     *   # By name in a story: no match, or more than one, fails the preview naming what was looked for.
-     *   # Without includeSecrets the result holds no secret field.
-     *   ordersByName:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnection
-     *       arguments:
-     *         name: Orders
-     *         storyId: ${storyId}
-     *   # By id, with token, headers and auth: marked secret, so the whole result is secret.
-     *   ordersWithSecrets:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnection
-     *       arguments:
-     *         id: ${ordersByName.id}
-     *         includeSecrets: true
-     * outputs:
-     *   foundUrl: ${ordersByName.url}
-     *   foundToken: ${ordersWithSecrets.token}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static CompletableFuture<GetWebhookConnectionResult> getWebhookConnectionPlain(GetWebhookConnectionPlainArgs args, InvokeOptions options) {
         return Deployment.getInstance().invokeAsync("chatbot:index:getWebhookConnection", TypeShape.of(GetWebhookConnectionResult.class), args, Utilities.withVersion(options));
@@ -2294,66 +754,8 @@ public final class ChatbotFunctions {
     /**
      * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### The connections of a story
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * export = async () => {
-     *     const config = new pulumi.Config();
-     *     // The story to list: 24 characters
-     *     const storyId = config.require("storyId");
-     *     // What the list read holds: no secret field.
-     *     const shopConnections = chatbot.getWebhookConnectionsOutput({
-     *         storyId: storyId,
-     *         namePrefix: "Orders",
-     *     });
-     *     return {
-     *         shopConnections: shopConnections.apply(shopConnections => shopConnections.items),
-     *     };
-     * }
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The story to list: 24 characters
-     * story_id = config.require("storyId")
-     * # What the list read holds: no secret field.
-     * shop_connections = chatbot.get_webhook_connections_output(story_id=story_id,
-     *     name_prefix="Orders")
-     * pulumi.export("shopConnections", shop_connections.items)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The story to list: 24 characters
-     * 		storyId := cfg.Require("storyId")
-     * 		// What the list read holds: no secret field.
-     * 		shopConnections := chatbot.GetWebhookConnectionsOutput(ctx, chatbot.GetWebhookConnectionsOutputArgs{
-     * 			StoryId:    pulumi.String(storyId),
-     * 			NamePrefix: pulumi.String("Orders"),
-     * 		}, nil)
-     * 		ctx.Export("shopConnections", shopConnections.Items())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -2379,23 +781,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   storyId:
-     *     type: string
-     * variables:
-     *   # What the list read holds: no secret field.
-     *   shopConnections:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnections
-     *       arguments:
-     *         storyId: ${storyId}
-     *         namePrefix: Orders
-     * outputs:
-     *   shopConnections: ${shopConnections.items}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static Output<GetWebhookConnectionsResult> getWebhookConnections() {
         return getWebhookConnections(GetWebhookConnectionsArgs.builder().build(), InvokeOutputOptions.Empty);
@@ -2403,66 +788,8 @@ public final class ChatbotFunctions {
     /**
      * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### The connections of a story
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * export = async () => {
-     *     const config = new pulumi.Config();
-     *     // The story to list: 24 characters
-     *     const storyId = config.require("storyId");
-     *     // What the list read holds: no secret field.
-     *     const shopConnections = chatbot.getWebhookConnectionsOutput({
-     *         storyId: storyId,
-     *         namePrefix: "Orders",
-     *     });
-     *     return {
-     *         shopConnections: shopConnections.apply(shopConnections => shopConnections.items),
-     *     };
-     * }
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The story to list: 24 characters
-     * story_id = config.require("storyId")
-     * # What the list read holds: no secret field.
-     * shop_connections = chatbot.get_webhook_connections_output(story_id=story_id,
-     *     name_prefix="Orders")
-     * pulumi.export("shopConnections", shop_connections.items)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The story to list: 24 characters
-     * 		storyId := cfg.Require("storyId")
-     * 		// What the list read holds: no secret field.
-     * 		shopConnections := chatbot.GetWebhookConnectionsOutput(ctx, chatbot.GetWebhookConnectionsOutputArgs{
-     * 			StoryId:    pulumi.String(storyId),
-     * 			NamePrefix: pulumi.String("Orders"),
-     * 		}, nil)
-     * 		ctx.Export("shopConnections", shopConnections.Items())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -2488,23 +815,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   storyId:
-     *     type: string
-     * variables:
-     *   # What the list read holds: no secret field.
-     *   shopConnections:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnections
-     *       arguments:
-     *         storyId: ${storyId}
-     *         namePrefix: Orders
-     * outputs:
-     *   shopConnections: ${shopConnections.items}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static CompletableFuture<GetWebhookConnectionsResult> getWebhookConnectionsPlain() {
         return getWebhookConnectionsPlain(GetWebhookConnectionsPlainArgs.builder().build(), InvokeOptions.Empty);
@@ -2512,66 +822,8 @@ public final class ChatbotFunctions {
     /**
      * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### The connections of a story
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * export = async () => {
-     *     const config = new pulumi.Config();
-     *     // The story to list: 24 characters
-     *     const storyId = config.require("storyId");
-     *     // What the list read holds: no secret field.
-     *     const shopConnections = chatbot.getWebhookConnectionsOutput({
-     *         storyId: storyId,
-     *         namePrefix: "Orders",
-     *     });
-     *     return {
-     *         shopConnections: shopConnections.apply(shopConnections => shopConnections.items),
-     *     };
-     * }
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The story to list: 24 characters
-     * story_id = config.require("storyId")
-     * # What the list read holds: no secret field.
-     * shop_connections = chatbot.get_webhook_connections_output(story_id=story_id,
-     *     name_prefix="Orders")
-     * pulumi.export("shopConnections", shop_connections.items)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The story to list: 24 characters
-     * 		storyId := cfg.Require("storyId")
-     * 		// What the list read holds: no secret field.
-     * 		shopConnections := chatbot.GetWebhookConnectionsOutput(ctx, chatbot.GetWebhookConnectionsOutputArgs{
-     * 			StoryId:    pulumi.String(storyId),
-     * 			NamePrefix: pulumi.String("Orders"),
-     * 		}, nil)
-     * 		ctx.Export("shopConnections", shopConnections.Items())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -2597,23 +849,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   storyId:
-     *     type: string
-     * variables:
-     *   # What the list read holds: no secret field.
-     *   shopConnections:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnections
-     *       arguments:
-     *         storyId: ${storyId}
-     *         namePrefix: Orders
-     * outputs:
-     *   shopConnections: ${shopConnections.items}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static Output<GetWebhookConnectionsResult> getWebhookConnections(GetWebhookConnectionsArgs args) {
         return getWebhookConnections(args, InvokeOutputOptions.Empty);
@@ -2621,66 +856,8 @@ public final class ChatbotFunctions {
     /**
      * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### The connections of a story
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * export = async () => {
-     *     const config = new pulumi.Config();
-     *     // The story to list: 24 characters
-     *     const storyId = config.require("storyId");
-     *     // What the list read holds: no secret field.
-     *     const shopConnections = chatbot.getWebhookConnectionsOutput({
-     *         storyId: storyId,
-     *         namePrefix: "Orders",
-     *     });
-     *     return {
-     *         shopConnections: shopConnections.apply(shopConnections => shopConnections.items),
-     *     };
-     * }
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The story to list: 24 characters
-     * story_id = config.require("storyId")
-     * # What the list read holds: no secret field.
-     * shop_connections = chatbot.get_webhook_connections_output(story_id=story_id,
-     *     name_prefix="Orders")
-     * pulumi.export("shopConnections", shop_connections.items)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The story to list: 24 characters
-     * 		storyId := cfg.Require("storyId")
-     * 		// What the list read holds: no secret field.
-     * 		shopConnections := chatbot.GetWebhookConnectionsOutput(ctx, chatbot.GetWebhookConnectionsOutputArgs{
-     * 			StoryId:    pulumi.String(storyId),
-     * 			NamePrefix: pulumi.String("Orders"),
-     * 		}, nil)
-     * 		ctx.Export("shopConnections", shopConnections.Items())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -2706,23 +883,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   storyId:
-     *     type: string
-     * variables:
-     *   # What the list read holds: no secret field.
-     *   shopConnections:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnections
-     *       arguments:
-     *         storyId: ${storyId}
-     *         namePrefix: Orders
-     * outputs:
-     *   shopConnections: ${shopConnections.items}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static CompletableFuture<GetWebhookConnectionsResult> getWebhookConnectionsPlain(GetWebhookConnectionsPlainArgs args) {
         return getWebhookConnectionsPlain(args, InvokeOptions.Empty);
@@ -2730,66 +890,8 @@ public final class ChatbotFunctions {
     /**
      * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### The connections of a story
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * export = async () => {
-     *     const config = new pulumi.Config();
-     *     // The story to list: 24 characters
-     *     const storyId = config.require("storyId");
-     *     // What the list read holds: no secret field.
-     *     const shopConnections = chatbot.getWebhookConnectionsOutput({
-     *         storyId: storyId,
-     *         namePrefix: "Orders",
-     *     });
-     *     return {
-     *         shopConnections: shopConnections.apply(shopConnections => shopConnections.items),
-     *     };
-     * }
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The story to list: 24 characters
-     * story_id = config.require("storyId")
-     * # What the list read holds: no secret field.
-     * shop_connections = chatbot.get_webhook_connections_output(story_id=story_id,
-     *     name_prefix="Orders")
-     * pulumi.export("shopConnections", shop_connections.items)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The story to list: 24 characters
-     * 		storyId := cfg.Require("storyId")
-     * 		// What the list read holds: no secret field.
-     * 		shopConnections := chatbot.GetWebhookConnectionsOutput(ctx, chatbot.GetWebhookConnectionsOutputArgs{
-     * 			StoryId:    pulumi.String(storyId),
-     * 			NamePrefix: pulumi.String("Orders"),
-     * 		}, nil)
-     * 		ctx.Export("shopConnections", shopConnections.Items())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -2815,23 +917,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   storyId:
-     *     type: string
-     * variables:
-     *   # What the list read holds: no secret field.
-     *   shopConnections:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnections
-     *       arguments:
-     *         storyId: ${storyId}
-     *         namePrefix: Orders
-     * outputs:
-     *   shopConnections: ${shopConnections.items}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static Output<GetWebhookConnectionsResult> getWebhookConnections(GetWebhookConnectionsArgs args, InvokeOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getWebhookConnections", TypeShape.of(GetWebhookConnectionsResult.class), args, Utilities.withVersion(options));
@@ -2839,66 +924,8 @@ public final class ChatbotFunctions {
     /**
      * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### The connections of a story
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * export = async () => {
-     *     const config = new pulumi.Config();
-     *     // The story to list: 24 characters
-     *     const storyId = config.require("storyId");
-     *     // What the list read holds: no secret field.
-     *     const shopConnections = chatbot.getWebhookConnectionsOutput({
-     *         storyId: storyId,
-     *         namePrefix: "Orders",
-     *     });
-     *     return {
-     *         shopConnections: shopConnections.apply(shopConnections => shopConnections.items),
-     *     };
-     * }
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The story to list: 24 characters
-     * story_id = config.require("storyId")
-     * # What the list read holds: no secret field.
-     * shop_connections = chatbot.get_webhook_connections_output(story_id=story_id,
-     *     name_prefix="Orders")
-     * pulumi.export("shopConnections", shop_connections.items)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The story to list: 24 characters
-     * 		storyId := cfg.Require("storyId")
-     * 		// What the list read holds: no secret field.
-     * 		shopConnections := chatbot.GetWebhookConnectionsOutput(ctx, chatbot.GetWebhookConnectionsOutputArgs{
-     * 			StoryId:    pulumi.String(storyId),
-     * 			NamePrefix: pulumi.String("Orders"),
-     * 		}, nil)
-     * 		ctx.Export("shopConnections", shopConnections.Items())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -2924,23 +951,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   storyId:
-     *     type: string
-     * variables:
-     *   # What the list read holds: no secret field.
-     *   shopConnections:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnections
-     *       arguments:
-     *         storyId: ${storyId}
-     *         namePrefix: Orders
-     * outputs:
-     *   shopConnections: ${shopConnections.items}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static Output<GetWebhookConnectionsResult> getWebhookConnections(GetWebhookConnectionsArgs args, InvokeOutputOptions options) {
         return Deployment.getInstance().invoke("chatbot:index:getWebhookConnections", TypeShape.of(GetWebhookConnectionsResult.class), args, Utilities.withVersion(options));
@@ -2948,66 +958,8 @@ public final class ChatbotFunctions {
     /**
      * Lists the webhook connections of the account (`GET /v2/integrations/webhook`), each with what the list read holds, which has no secret field: nothing in the result is secret. Read one in full with its get function. Nothing is managed or changed.
      *
-     * {{% examples %}}
      * ## Example Usage
-     *
-     * {{% example %}}
      * ### The connections of a story
-     *
-     * ```typescript
-     * import * as pulumi from "@pulumi/pulumi";
-     * import * as chatbot from "pulumi-chatbot/native";
-     *
-     * export = async () => {
-     *     const config = new pulumi.Config();
-     *     // The story to list: 24 characters
-     *     const storyId = config.require("storyId");
-     *     // What the list read holds: no secret field.
-     *     const shopConnections = chatbot.getWebhookConnectionsOutput({
-     *         storyId: storyId,
-     *         namePrefix: "Orders",
-     *     });
-     *     return {
-     *         shopConnections: shopConnections.apply(shopConnections => shopConnections.items),
-     *     };
-     * }
-     * ```
-     * ```python
-     * import pulumi
-     * import pulumi_chatbot as chatbot
-     *
-     * config = pulumi.Config()
-     * # The story to list: 24 characters
-     * story_id = config.require("storyId")
-     * # What the list read holds: no secret field.
-     * shop_connections = chatbot.get_webhook_connections_output(story_id=story_id,
-     *     name_prefix="Orders")
-     * pulumi.export("shopConnections", shop_connections.items)
-     * ```
-     * ```go
-     * package main
-     *
-     * import (
-     * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-     * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-     * )
-     *
-     * func main() {
-     * 	pulumi.Run(func(ctx *pulumi.Context) error {
-     * 		cfg := config.New(ctx, "")
-     * 		// The story to list: 24 characters
-     * 		storyId := cfg.Require("storyId")
-     * 		// What the list read holds: no secret field.
-     * 		shopConnections := chatbot.GetWebhookConnectionsOutput(ctx, chatbot.GetWebhookConnectionsOutputArgs{
-     * 			StoryId:    pulumi.String(storyId),
-     * 			NamePrefix: pulumi.String("Orders"),
-     * 		}, nil)
-     * 		ctx.Export("shopConnections", shopConnections.Items())
-     * 		return nil
-     * 	})
-     * }
-     * ```
      * ```java
      * package generated_program;
      *
@@ -3033,23 +985,6 @@ public final class ChatbotFunctions {
      *     }
      * }
      * ```
-     * ```yaml
-     * config:
-     *   storyId:
-     *     type: string
-     * variables:
-     *   # What the list read holds: no secret field.
-     *   shopConnections:
-     *     fn::invoke:
-     *       function: chatbot:index:getWebhookConnections
-     *       arguments:
-     *         storyId: ${storyId}
-     *         namePrefix: Orders
-     * outputs:
-     *   shopConnections: ${shopConnections.items}
-     * ```
-     * {{% /example %}}
-     * {{% /examples %}}
      */
     public static CompletableFuture<GetWebhookConnectionsResult> getWebhookConnectionsPlain(GetWebhookConnectionsPlainArgs args, InvokeOptions options) {
         return Deployment.getInstance().invokeAsync("chatbot:index:getWebhookConnections", TypeShape.of(GetWebhookConnectionsResult.class), args, Utilities.withVersion(options));

@@ -20,83 +20,8 @@ import javax.annotation.Nullable;
  *
  * Every field updates in place. `url` must be a public http(s) address (no localhost or private address); `headers` are sent in order. `token`, the header values and the basic-auth password are secret, in state and in every output. Refresh reads every field, so a change made by hand shows as drift. Limits are checked at preview, naming the property and its limit; `adoptId`, the `import` option or `pulumi import` adopt an existing webhook.
  *
- * {{% examples %}}
  * ## Example Usage
- *
- * {{% example %}}
  * ### A legacy webhook
- *
- * ```typescript
- * import * as pulumi from "@pulumi/pulumi";
- * import * as chatbot from "pulumi-chatbot/native";
- *
- * const config = new pulumi.Config();
- * // The token the backend checks (pulumi config set --secret)
- * const webhookToken = config.requireSecret("webhookToken");
- * // The older /webhooks API: every field updates in place; headers are sent in order.
- * const legacyOrders = new chatbot.LegacyWebhook("legacyOrders", {
- *     name: "Orders (legacy)",
- *     url: "https://backend.example.com/chatbot/legacy",
- *     token: webhookToken,
- *     headers: [{
- *         name: "X-Environment",
- *         value: "production",
- *     }],
- * });
- * export const legacyWebhookId = legacyOrders.id;
- * ```
- * ```python
- * import pulumi
- * import pulumi_chatbot as chatbot
- *
- * config = pulumi.Config()
- * # The token the backend checks (pulumi config set --secret)
- * webhook_token = config.require_secret("webhookToken")
- * # The older /webhooks API: every field updates in place; headers are sent in order.
- * legacy_orders = chatbot.LegacyWebhook("legacyOrders",
- *     name="Orders (legacy)",
- *     url="https://backend.example.com/chatbot/legacy",
- *     token=webhook_token,
- *     headers=[{
- *         "name": "X-Environment",
- *         "value": "production",
- *     }])
- * pulumi.export("legacyWebhookId", legacy_orders.id)
- * ```
- * ```go
- * package main
- *
- * import (
- * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
- * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
- * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
- * )
- *
- * func main() {
- * 	pulumi.Run(func(ctx *pulumi.Context) error {
- * 		cfg := config.New(ctx, "")
- * 		// The token the backend checks (pulumi config set --secret)
- * 		webhookToken := cfg.RequireSecret("webhookToken")
- * 		// The older /webhooks API: every field updates in place; headers are sent in order.
- * 		legacyOrders, err := chatbot.NewLegacyWebhook(ctx, "legacyOrders", &chatbot.LegacyWebhookArgs{
- * 			Name:  pulumi.String("Orders (legacy)"),
- * 			Url:   pulumi.String("https://backend.example.com/chatbot/legacy"),
- * 			Token: webhookToken,
- * 			Headers: chatbot.HeaderArray{
- * 				&chatbot.HeaderArgs{
- * 					Name:  pulumi.String("X-Environment"),
- * 					Value: pulumi.String("production"),
- * 				},
- * 			},
- * 		})
- * 		if err != nil {
- * 			return err
- * 		}
- * 		ctx.Export("legacyWebhookId", legacyOrders.ID())
- * 		return nil
- * 	})
- * }
- * ```
  * ```java
  * package generated_program;
  *
@@ -129,27 +54,6 @@ import javax.annotation.Nullable;
  *     }
  * }
  * ```
- * ```yaml
- * config:
- *   webhookToken:
- *     type: string
- *     secret: true
- * resources:
- *   # The older /webhooks API: every field updates in place; headers are sent in order.
- *   legacyOrders:
- *     type: chatbot:index:LegacyWebhook
- *     properties:
- *       name: Orders (legacy)
- *       url: https://backend.example.com/chatbot/legacy
- *       token: ${webhookToken}
- *       headers:
- *         - name: X-Environment
- *           value: production
- * outputs:
- *   legacyWebhookId: ${legacyOrders.id}
- * ```
- * {{% /example %}}
- * {{% /examples %}}
  */
 @ResourceType(type="chatbot:index:LegacyWebhook")
 public class LegacyWebhook extends com.pulumi.resources.CustomResource {

@@ -11,100 +11,8 @@ import javax.annotation.Nullable;
 /**
  * The ChatBot provider: give one to a resource (the `provider` option) to manage it in another account or through another API address than the stack's.
  *
- * {{% examples %}}
  * ## Example Usage
- *
- * {{% example %}}
  * ### A second account
- *
- * ```typescript
- * import * as pulumi from "@pulumi/pulumi";
- * import * as chatbot from "pulumi-chatbot/native";
- *
- * const config = new pulumi.Config();
- * // The second account's API address
- * const partnerApiUrl = config.get("partnerApiUrl") || "https://api.chatbot.com";
- * // The second account's developer access token (pulumi config set --secret)
- * const partnerToken = config.requireSecret("partnerToken");
- * // A story of the second account
- * const partnerStoryId = config.require("partnerStoryId");
- * // A second account: resources and lookups given this provider use its token.
- * const partnerAccount = new chatbot.Provider("partnerAccount", {
- *     apiUrl: partnerApiUrl,
- *     token: partnerToken,
- * });
- * const partnerOrders = new chatbot.WebhookConnection("partnerOrders", {
- *     storyId: partnerStoryId,
- *     name: "Partner orders",
- *     url: "https://backend.example.com/chatbot/partner",
- * }, {
- *     provider: partnerAccount,
- * });
- * ```
- * ```python
- * import pulumi
- * import pulumi_chatbot as chatbot
- *
- * config = pulumi.Config()
- * # The second account's API address
- * partner_api_url = config.get("partnerApiUrl")
- * if partner_api_url is None:
- *     partner_api_url = "https://api.chatbot.com"
- * # The second account's developer access token (pulumi config set --secret)
- * partner_token = config.require_secret("partnerToken")
- * # A story of the second account
- * partner_story_id = config.require("partnerStoryId")
- * # A second account: resources and lookups given this provider use its token.
- * partner_account = chatbot.Provider("partnerAccount",
- *     api_url=partner_api_url,
- *     token=partner_token)
- * partner_orders = chatbot.WebhookConnection("partnerOrders",
- *     story_id=partner_story_id,
- *     name="Partner orders",
- *     url="https://backend.example.com/chatbot/partner",
- *     opts = pulumi.ResourceOptions(provider=partner_account))
- * ```
- * ```go
- * package main
- *
- * import (
- * 	"github.com/pulumi-chatbot/pulumi-chatbot/sdk/go/chatbot"
- * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
- * 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
- * )
- *
- * func main() {
- * 	pulumi.Run(func(ctx *pulumi.Context) error {
- * 		cfg := config.New(ctx, "")
- * 		// The second account's API address
- * 		partnerApiUrl := "https://api.chatbot.com"
- * 		if param := cfg.Get("partnerApiUrl"); param != "" {
- * 			partnerApiUrl = param
- * 		}
- * 		// The second account's developer access token (pulumi config set --secret)
- * 		partnerToken := cfg.RequireSecret("partnerToken")
- * 		// A story of the second account
- * 		partnerStoryId := cfg.Require("partnerStoryId")
- * 		// A second account: resources and lookups given this provider use its token.
- * 		partnerAccount, err := chatbot.NewProvider(ctx, "partnerAccount", &chatbot.ProviderArgs{
- * 			ApiUrl: pulumi.String(partnerApiUrl),
- * 			Token:  partnerToken,
- * 		})
- * 		if err != nil {
- * 			return err
- * 		}
- * 		_, err = chatbot.NewWebhookConnection(ctx, "partnerOrders", &chatbot.WebhookConnectionArgs{
- * 			StoryId: pulumi.String(partnerStoryId),
- * 			Name:    pulumi.String("Partner orders"),
- * 			Url:     pulumi.String("https://backend.example.com/chatbot/partner"),
- * 		}, pulumi.Provider(partnerAccount))
- * 		if err != nil {
- * 			return err
- * 		}
- * 		return nil
- * 	})
- * }
- * ```
  * ```java
  * package generated_program;
  *
@@ -142,34 +50,6 @@ import javax.annotation.Nullable;
  *     }
  * }
  * ```
- * ```yaml
- * config:
- *   partnerApiUrl:
- *     type: string
- *     default: https://api.chatbot.com
- *   partnerToken:
- *     type: string
- *     secret: true
- *   partnerStoryId:
- *     type: string
- * resources:
- *   # A second account: resources and lookups given this provider use its token.
- *   partnerAccount:
- *     type: pulumi:providers:chatbot
- *     properties:
- *       apiUrl: ${partnerApiUrl}
- *       token: ${partnerToken}
- *   partnerOrders:
- *     type: chatbot:index:WebhookConnection
- *     properties:
- *       storyId: ${partnerStoryId}
- *       name: Partner orders
- *       url: https://backend.example.com/chatbot/partner
- *     options:
- *       provider: ${partnerAccount}
- * ```
- * {{% /example %}}
- * {{% /examples %}}
  */
 @ResourceType(type="pulumi:providers:chatbot")
 public class Provider extends com.pulumi.resources.ProviderResource {
