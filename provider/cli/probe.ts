@@ -20,7 +20,7 @@ import * as fs from "fs";
 import { parseArgs } from "util";
 import { ChatbotClient } from "../client/client";
 import { printable, printableJson, redact, scrub, secretsOfUrl, shown } from "../client/redact";
-import { configKeys, envVars, readSettings } from "../config";
+import { configKeys, envVars, readSettings, type StackSettings } from "../config";
 import { listAccount, readOne } from "../resources/lookup";
 import type { AnySpec, Plain } from "../resources/spec";
 import { HEADER_NAME } from "../schema/fields";
@@ -33,8 +33,8 @@ import { webhookRequestSchema } from "../webhook/schema";
 import type { WebhookRequest } from "../webhook/types";
 import { apiFailure, commandClient } from "./apiClient";
 import { Progress, type Io } from "./discover";
-import { checkedRun, managedInStack, PulumiFailed, stackConfig } from "./pulumiCli";
-import { specOfType, StackExportError } from "./stackExport";
+import { checkedRun, PulumiFailed, stackConfig } from "./pulumiCli";
+import { exportedResources, managedResources, providerSettings, specOfType, StackExportError } from "./stackExport";
 
 /** Exit codes: 0 every backend answers as ChatBot requires; 1 one does not; 2 bad usage, or the
  *  command could not run (a stack that does not exist, a token the API refuses). */
@@ -65,13 +65,15 @@ What to probe (one of):
   <url>                    one backend, with the secrets below
   --stack NAME             every connection and legacy webhook the stack manages (read with
                            \`pulumi stack export --stack NAME\`, the pulumi on PATH), each with its
-                           own url, token, headers and auth from the API's single read
+                           own url, token, headers and auth from the single read of the account
+                           of the provider that manages it
   --all                    every connection and legacy webhook of the account, likewise
 
 The developer access token (--stack, --all) is read from ${envVars.token}; the API address from
---api-url or ${envVars.apiUrl} (default https://api.chatbot.com). With --stack, the stack's own
-${configKeys.token} and ${configKeys.apiUrl} come first, as for the provider (read with
-\`pulumi config --show-secrets\`, never printed); --api-url before all.
+--api-url or ${envVars.apiUrl} (default https://api.chatbot.com). With --stack, an explicit
+Provider's own token and API address come first, then the stack's ${configKeys.token} and
+${configKeys.apiUrl}, as for the providers (read with --show-secrets, never printed); --api-url
+before all.
 
 A <url>'s secrets (a flag, or its file, or else the environment variable):
   --token T, --token-file FILE, ${probeEnvVars.token}            the connection's token
@@ -150,16 +152,21 @@ export async function probe(argv: string[], io: ProbeIo): Promise<number> {
         } else {
             refuseUrlSecrets(positionals, values);
             const stack = values.stack === undefined ? undefined : await readStack(values.stack, values, io);
-            if (stack?.settings.token !== undefined) {
-                secrets.push(stack.settings.token);
-                tokenFrom = `stack ${stack.name}'s ${configKeys.token}`;
+            secrets.push(...(stack?.accounts ?? []).flatMap((a) => (a.settings.token ? [a.settings.token] : [])));
+            backends = [];
+            // Each account the stack's connections are in, read with its own settings: the default
+            // provider's (the stack's chatbot config), then each explicit provider's.
+            for (const account of stack?.accounts ?? [{ settings: undefined, managed: [], from: envVars.token }]) {
+                tokenFrom = account.from;
+                const made = commandClient(io.env, values["api-url"], account.settings);
+                if (!(made instanceof ChatbotClient)) return fail(made.error);
+                client = made;
+                backends.push(
+                    ...(stack
+                        ? await ofStack(stack.name, account.managed, client, common, io)
+                        : await ofAccount(client, common, io)),
+                );
             }
-            const made = commandClient(io.env, values["api-url"], stack?.settings);
-            if (!(made instanceof ChatbotClient)) return fail(made.error);
-            client = made;
-            backends = stack
-                ? await ofStack(stack.name, stack.managed, client, common, io)
-                : await ofAccount(client, common, io);
         }
         for (const b of backends) secrets.push(...secretsOfBackend(b));
         const outcomes = await probeAll(backends, client?.maxInFlight ?? 1, checkedOf(values), io);
@@ -327,20 +334,44 @@ function refuseUrlSecrets(positionals: string[], values: Values): void {
 type Listed = Array<{ spec: AnySpec; id: string; name: string }>;
 
 /**
- * What stack `name` manages (its export, as `discover` reads a stack) and its provider settings
- * (its config, as `recover` reads it): `chatbot:token` and `chatbot:apiUrl` win over the
- * environment as in the provider, and --api-url over both.
+ * What stack `name` manages (its export with secrets, as `recover` reads a stack), grouped by the
+ * account each is in: the settings of the provider that manages it (stackExport.ts,
+ * providerSettings: an explicit provider's own token and address, else the stack's `chatbot`
+ * config), --api-url over all. The environment comes last, in commandClient.
  */
 async function readStack(name: string, values: Values, io: ProbeIo) {
     const read = checkedRun(io.pulumi, secretsOfUrl(io.env.PULUMI_BACKEND_URL ?? ""));
-    const managed: Listed = (await managedInStack(read, name)).flatMap((r) => {
-        const spec = specOfType(r.type);
-        return spec ? [{ spec, id: r.id, name: r.urn.split("::").pop() ?? r.id }] : [];
-    });
+    const text = await read(["stack", "export", "--show-secrets", "--stack", name], `stack export --stack ${name}`);
+    const source = `stack ${name}`;
+    const resources = exportedResources(text, source);
     const fromConfig = await stackConfig(read, ["--stack", name]);
-    const settings = readSettings((_, key) => fromConfig(key));
-    if (values["api-url"] !== undefined) settings.apiUrl = values["api-url"];
-    return { name, managed, settings };
+    const accounts = new Map<string, { settings: StackSettings; managed: Listed; from: string }>();
+    for (const r of managedResources(text, source)) {
+        const spec = specOfType(r.type);
+        if (!spec) continue;
+        const settings = providerSettings(r.provider, resources, fromConfig);
+        if (values["api-url"] !== undefined) settings.apiUrl = values["api-url"];
+        const key = JSON.stringify(settings);
+        // Where the token came from, for the message when the API refuses it.
+        const own = providerSettings(r.provider, resources, () => undefined).token !== undefined;
+        const providerName = r.provider.slice(0, r.provider.lastIndexOf("::")).split("::").pop() ?? "";
+        const from = own
+            ? `the token of provider ${printable(providerName)}`
+            : settings.token !== undefined
+              ? `stack ${name}'s ${configKeys.token}`
+              : envVars.token;
+        const account = accounts.get(key) ?? { settings, managed: [], from };
+        account.managed.push({ spec, id: r.id, name: r.urn.split("::").pop() ?? r.id });
+        accounts.set(key, account);
+    }
+    // A stack that manages nothing still names its account, as before.
+    if (accounts.size === 0) {
+        const settings = readSettings((_, key) => fromConfig(key));
+        if (values["api-url"] !== undefined) settings.apiUrl = values["api-url"];
+        const from = settings.token !== undefined ? `stack ${name}'s ${configKeys.token}` : envVars.token;
+        accounts.set("", { settings, managed: [], from });
+    }
+    return { name, accounts: [...accounts.values()] };
 }
 
 /** Every connection the stack manages, read in full from the API. */

@@ -35,7 +35,7 @@ import * as path from "path";
 import { parseArgs } from "util";
 import { ChatbotClient } from "../client/client";
 import { printable, scrub, secretsOfUrl } from "../client/redact";
-import { configKeys, readSettings, resolveSettings, SettingsError } from "../config";
+import { configKeys, resolveSettings, SettingsError } from "../config";
 import { listAll, readOne } from "../resources/lookup";
 import { differingKeys, inputKeys, isPlain, keysWhere, type AnySpec, type Plain } from "../resources/spec";
 import { asStateSecret, revealed, secretStringsIn } from "../resources/secretWrapper";
@@ -48,7 +48,7 @@ import {
     type CheckedRun,
     type PulumiRun,
 } from "./pulumiCli";
-import { managedResources, specOfType } from "./stackExport";
+import { managedResources, providerSettings, specOfType } from "./stackExport";
 import { readLocks, type Lock, type StateBackend } from "./state";
 import { openStateBackend } from "./state/open";
 
@@ -545,19 +545,11 @@ async function planCreates(p: PlanInput, plan: Plan): Promise<void> {
     }
 }
 
-/** The account a pending create wrote to: a native resource's provider's own token and apiUrl,
- *  else the stack's chatbot config, else the environment, as the providers resolve them. */
+/** The account a pending create wrote to (stackExport.ts, providerSettings), resolved. */
 function accountOf(r: ResourceState, p: PlanInput) {
-    const ref = typeof r.provider === "string" ? r.provider : "";
-    const at = ref.lastIndexOf("::");
-    const provider = p.deployment.resources?.find((x) => x.urn === ref.slice(0, at) && x.id === ref.slice(at + 2));
-    const given = revealed(provider?.inputs ?? {}) as Plain;
-    const pick = (name: string, key: string) => {
-        const value = given[name];
-        return typeof value === "string" || typeof value === "number" ? String(value) : p.fromConfig(key);
-    };
+    const provider = typeof r.provider === "string" ? r.provider : "";
     try {
-        return resolveSettings(p.env, readSettings(pick));
+        return resolveSettings(p.env, providerSettings(provider, p.deployment.resources ?? [], p.fromConfig));
     } catch (e) {
         if (e instanceof SettingsError) throw new RecoverError(`${printable(r.urn)}: ${e.message}`);
         throw e;

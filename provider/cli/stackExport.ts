@@ -12,7 +12,9 @@
  *   whose serialized provider names this package.
  * Its `id` is managed unless it is `external` (read with `.get()`, not managed).
  */
+import { readSettings, type StackSettings } from "../config";
 import { specOfToken } from "../policy/resources";
+import { revealed } from "../resources/secretWrapper";
 import { isPlain, type AnySpec, type Plain } from "../resources/spec";
 
 export class StackExportError extends Error {
@@ -26,6 +28,8 @@ export interface ManagedResource {
     id: string;
     urn: string;
     type: string;
+    /** The provider that manages it, as the state refers to one (`<urn>::<id>`), or "". */
+    provider: string;
 }
 
 /** The spec of a resource type of this package (the dynamic provider's or the native plugin's), else undefined. */
@@ -52,9 +56,43 @@ export function managedResources(text: string, source: string): ManagedResource[
         const { type, id, urn } = r;
         if (typeof type !== "string" || !ours(type, r)) continue;
         if (r.external === true || typeof id !== "string" || id === "") continue;
-        out.push({ id, urn: typeof urn === "string" ? urn : "", type });
+        const provider = typeof r.provider === "string" ? r.provider : "";
+        out.push({ id, urn: typeof urn === "string" ? urn : "", type, provider });
     }
     return out;
+}
+
+/** Every resource of an export (see managedResources for `source`). */
+export function exportedResources(text: string, source: string): unknown[] {
+    try {
+        return resourcesOf(JSON.parse(text), source);
+    } catch (e) {
+        if (e instanceof StackExportError) throw e;
+        throw new StackExportError(`${source} is not valid JSON.`);
+    }
+}
+
+/**
+ * The settings of the account a resource is in, as the providers resolve them: an explicit
+ * provider's own inputs (`provider` is the state's reference to it, `<urn>::<id>`, found among
+ * `resources`: an export read with --show-secrets), else the stack's `chatbot` config
+ * (`fromConfig`); the environment comes last, in resolveSettings. One rule for `recover` and
+ * `probe --stack`, so a second account's connections are read with their own token.
+ */
+export function providerSettings(
+    provider: string,
+    resources: unknown[],
+    fromConfig: (key: string) => string | undefined,
+): StackSettings {
+    const at = provider.lastIndexOf("::");
+    const found = resources.find(
+        (x) => isPlain(x) && at > 0 && x.urn === provider.slice(0, at) && x.id === provider.slice(at + 2),
+    ) as Plain | undefined;
+    const given = revealed(isPlain(found?.inputs) ? found.inputs : {}) as Plain;
+    return readSettings((name, key) => {
+        const value = given[name];
+        return typeof value === "string" || typeof value === "number" ? String(value) : fromConfig(key);
+    });
 }
 
 function resourcesOf(doc: unknown, source: string): unknown[] {

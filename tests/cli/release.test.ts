@@ -454,12 +454,16 @@ describe("a release, as users of each language get it", function () {
      * secret printed by any of them.
      */
     async function goToolbox(stack: PulumiStack, goEnv: Record<string, string>, commandPath: string) {
-        const secrets = [SECRETS.webhookToken, SECRETS.basicPassword, sim.token, HAND_TOKEN];
+        const secrets = [SECRETS.webhookToken, SECRETS.basicPassword, sim.token, partnerSim.token, HAND_TOKEN];
         const noSecret = (r: { stdout: string; stderr: string }, what: string) => {
             for (const secret of secrets)
                 assert.ok(!(r.stdout + r.stderr).includes(secret), `${what} printed a secret`);
         };
-        const writes = () => sim.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+        const resetRequests = () => [sim, partnerSim].forEach((x) => x.resetRequests());
+        const writes = () =>
+            [...sim.requests, ...partnerSim.requests]
+                .filter((r) => r.method !== "GET")
+                .map((r) => `${r.method} ${r.path}`);
         const tool = (args: string[], env: Record<string, string> = {}) =>
             pluginCommand(stack, args, { PATH: commandPath, CHATBOT_RETRY_BASE_MS: "5", ...env });
 
@@ -484,11 +488,13 @@ describe("a release, as users of each language get it", function () {
             if (broken.has(route) || !kits[route]) return void res.writeHead(500).end();
             kits[route](req, res);
         });
+        // The partner's connection in an account of its own: recover and probe read it with its
+        // explicit provider's token and address, not the stack's (issue 67).
         await stack.setConfig({
             backendUrl,
-            partnerApiUrl: sim.url,
-            partnerToken: { secret: sim.token },
-            partnerStoryId: STORY,
+            partnerApiUrl: partnerSim.url,
+            partnerToken: { secret: partnerSim.token },
+            partnerStoryId: OTHER_STORY,
         });
 
         // A cancelled CI job: the create landed in ChatBot, the state never heard of it.
@@ -496,8 +502,7 @@ describe("a release, as users of each language get it", function () {
         const killed = await stack.export();
         assert.ok((killed.deployment.pending_operations ?? []).length > 0, "the kill left pending creates");
         const recorded = new Set((killed.deployment.resources ?? []).map((r) => r.id));
-        const orphans = sim
-            .listConnections()
+        const orphans = [...sim.listConnections(), ...partnerSim.listConnections()]
             .map((c) => c.id)
             .filter((id) => !recorded.has(id));
         assert.ok(orphans.length > 0, "and a connection in ChatBot that no state records");
@@ -509,10 +514,7 @@ describe("a release, as users of each language get it", function () {
         const up = ok(await stack.run("up"));
         assert.doesNotMatch(up.stdout + up.stderr, /pending operation/i);
         assert.deepEqual(
-            sim
-                .listConnections()
-                .map((c) => `${c.name} ${c.url}`)
-                .sort(),
+            [...sim.listConnections(), ...partnerSim.listConnections()].map((c) => `${c.name} ${c.url}`).sort(),
             [
                 `orders ${backendUrl}/chatbot/orders`,
                 `orders ${backendUrl}/chatbot/partner/orders`,
@@ -520,16 +522,14 @@ describe("a release, as users of each language get it", function () {
             ],
             "each connection once, none orphaned",
         );
+        assert.equal(partnerSim.listConnections().length, 1, "the partner's in its own account");
         const exported = await stack.export();
         assert.deepEqual(
             (exported.deployment.resources ?? [])
                 .filter((r) => r.type === NATIVE_CONNECTION_TYPE)
                 .map((r) => r.id)
                 .sort(),
-            sim
-                .listConnections()
-                .map((c) => c.id)
-                .sort(),
+            [...sim.listConnections(), ...partnerSim.listConnections()].map((c) => c.id).sort(),
             "the state records exactly what the API holds",
         );
         assert.deepEqual(exported.deployment.pending_operations ?? [], [], "no pending operation is left");
@@ -537,7 +537,7 @@ describe("a release, as users of each language get it", function () {
         // Before every up in a pipeline: on a healthy stack it writes nothing, to ChatBot or state.
         const backend = path.join(stack.scratch, "backend");
         const state = filesIn(backend);
-        sim.resetRequests();
+        resetRequests();
         const healthy = await tool(["recover", "--stack", stack.name]);
         assert.equal(healthy.code, 0, healthy.stdout + healthy.stderr);
         assert.match(healthy.stdout, /nothing to do/);
@@ -565,7 +565,7 @@ describe("a release, as users of each language get it", function () {
         });
         const adoptedDir = path.join(scratch, "go-adopted");
         const secretsFile = path.join(scratch, "go-adopted-secrets.sh");
-        sim.resetRequests();
+        resetRequests();
         const found = await tool(
             ["discover", "--all-stacks", "--language", "go", "--out", adoptedDir, "--with-secrets", secretsFile],
             { CHATBOT_TOKEN: sim.token, CHATBOT_API_URL: sim.url },
@@ -590,7 +590,7 @@ describe("a release, as users of each language get it", function () {
             // The secrets file sets the adopted token in the selected stack's config, as a user runs it.
             const sh = execFileSync("sh", ["-c", "command -v sh"], { encoding: "utf8" }).trim();
             execFileSync(sh, [secretsFile], { cwd: adoptedDir, env: adopted.environment(), stdio: "ignore" });
-            sim.resetRequests();
+            resetRequests();
             ok(await adopted.run("up"));
             assert.deepEqual(writes(), [], "adopted with reads only");
             const ids = (await adopted.export()).deployment.resources

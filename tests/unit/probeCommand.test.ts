@@ -504,6 +504,81 @@ describe("pulumi-chatbot probe", function () {
             assertNoSecret(wrong);
         });
 
+        it("--stack reads each connection with the settings of the provider that manages it: a second account's with its own token (issue 67)", async () => {
+            const s = seed();
+            const partner = await installedTesting().ChatbotSimulator.start();
+            try {
+                const theirs = partner.addConnection({
+                    story: STORY,
+                    name: "partner-orders",
+                    url: `${good}/hook`,
+                    token: TOKEN,
+                    auth: AUTH,
+                    headers: HEADERS,
+                });
+                const urn = (type: string, name: string) => `urn:pulumi:prod::app::${type}::${name}`;
+                const providerType = "pulumi:providers:chatbot";
+                // As `stack export --show-secrets` writes a secret input.
+                const secret = (v: string) => ({
+                    "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
+                    plaintext: JSON.stringify(v),
+                });
+                const resources = [
+                    { urn: urn(providerType, "default_0_2_0"), type: providerType, id: "p0", inputs: {} },
+                    {
+                        urn: urn(providerType, "partner"),
+                        type: providerType,
+                        id: "p1",
+                        inputs: { token: secret(partner.token), apiUrl: partner.url },
+                    },
+                    {
+                        urn: urn(CONNECTION_TYPE, "orders"),
+                        type: CONNECTION_TYPE,
+                        id: s.orders.id,
+                        provider: `${urn(providerType, "default_0_2_0")}::p0`,
+                    },
+                    {
+                        urn: urn(CONNECTION_TYPE, "partner-orders"),
+                        type: CONNECTION_TYPE,
+                        id: theirs.id,
+                        provider: `${urn(providerType, "partner")}::p1`,
+                    },
+                ];
+                const pulumi: PulumiRun = async (args) => {
+                    if (args[0] === "config") {
+                        const config = { "chatbot:token": { value: sim.token }, "chatbot:apiUrl": { value: sim.url } };
+                        return { code: 0, stdout: JSON.stringify(config), stderr: "" };
+                    }
+                    assert.ok(args.includes("--show-secrets"), "the explicit providers' tokens are read");
+                    return { code: 0, stdout: JSON.stringify({ version: 3, deployment: { resources } }), stderr: "" };
+                };
+                const env = { CHATBOT_TOKEN: "wr0ng-PROBE-secret", CHATBOT_RETRY_BASE_MS: "1" };
+                sim.resetRequests();
+                partner.resetRequests();
+                const r = await run(["--stack", "prod", ALLOW], env, pulumi);
+                assert.equal(r.code, 0, r.stdout + r.stderr);
+                assert.match(r.stdout, /^ok {4}webhook connection "orders"/m);
+                assert.match(r.stdout, /^ok {4}webhook connection "partner-orders"/m);
+                assert.deepEqual(
+                    partner.requests.map((x) => x.path),
+                    [`/v2/integrations/webhook/${theirs.id}`],
+                    "the partner's connection read from its own account",
+                );
+                assert.ok(!sim.requests.some((x) => x.path.includes(theirs.id)), "not from the stack's account");
+                assertNoSecret(r, sim.token);
+                assertNoSecret(r, partner.token);
+                // The partner's token refused: the message names its provider, not the stack's config.
+                resources[1].inputs = { token: secret("wr0ng-PARTNER-secret"), apiUrl: partner.url };
+                const wrong = await run(["--stack", "prod", ALLOW], env, pulumi);
+                assert.equal(wrong.code, 2);
+                assert.match(wrong.stderr, /Set a valid one in the token of provider partner\./);
+                assertNoSecret(wrong);
+                assert.ok(!wrong.stderr.includes("wr0ng-PARTNER-secret"));
+            } finally {
+                await partner.close();
+            }
+        });
+
         it("a --stack that does not exist fails with exit 2, naming it, with no stack trace", async () => {
             const r = await run(["--stack", "nope"], apiEnv(), pulumiWith([]));
             assert.equal(r.code, 2);
