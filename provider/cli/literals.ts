@@ -8,7 +8,7 @@
  * pkg/codegen/python/gen_program_expressions.go). Each writer is read back by its language's own
  * parser in tests/unit/discoverLiterals.test.ts.
  */
-import { UNPRINTABLE_CHAR } from "../client/redact";
+import { UNPRINTABLE_CHAR, utf16Escapes } from "../client/redact";
 
 export type LiteralLanguage = "typescript" | "python" | "go" | "java" | "yaml";
 
@@ -23,9 +23,6 @@ export function unwritable(s: string): string | undefined {
 }
 
 const hex = (n: number, width: number) => n.toString(16).padStart(width, "0");
-
-/** Each UTF-16 unit of `c` as `\uXXXX`: an astral character as its surrogate pair. */
-const utf16Escapes = (c: string) => [...Array(c.length).keys()].map((i) => `\\u${hex(c.charCodeAt(i), 4)}`).join("");
 
 /** A code point as `\uXXXX` (BMP) or, beyond it, `astral` of its hex. */
 const codePointEscape = (c: string, astral: (h: string) => string) => {

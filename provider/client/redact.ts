@@ -60,15 +60,17 @@ export function shown(text: string): string {
     return `"${printable(text).replace(/"/g, '\\"')}"`;
 }
 
+/** Each UTF-16 unit of `c` as `\uXXXX` (an astral character as its surrogate pair): the escape
+ *  JSON, JavaScript and Java all read. */
+export function utf16Escapes(c: string): string {
+    return [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join("");
+}
+
 /** `value` as JSON (indented) a terminal shows as it is: each character of UNPRINTABLE as its
  *  `\uXXXX` escape, which JSON reads back as the same string. */
 export function printableJson(value: unknown): string {
     // A raw line break is the indentation's: JSON has already escaped those inside strings.
-    return JSON.stringify(value, null, 2).replace(UNPRINTABLE, (c) =>
-        c === "\n"
-            ? c
-            : [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""),
-    );
+    return JSON.stringify(value, null, 2).replace(UNPRINTABLE, (c) => (c === "\n" ? c : utf16Escapes(c)));
 }
 
 /** `text` with its URLs scrubbed and each of `secrets` replaced: what a message may show. */
