@@ -119,7 +119,7 @@ const PROGRAM_COMMANDS = new Set(["preview", "up", "refresh", "destroy", "import
 export class PulumiStack {
     readonly name: string;
     readonly projectDir: string;
-    /** PULUMI_HOME and the file backend live here; removed by `dispose`. */
+    /** PULUMI_HOME, the file backend and the commands' TMPDIR live here; removed by `dispose`. */
     readonly scratch: string;
     private env: Record<string, string | undefined>;
 
@@ -129,6 +129,7 @@ export class PulumiStack {
         this.scratch = fs.mkdtempSync(path.join(os.tmpdir(), "chatbot-pulumi-"));
         fs.mkdirSync(path.join(this.scratch, "home"));
         fs.mkdirSync(path.join(this.scratch, "backend"));
+        fs.mkdirSync(path.join(this.scratch, "tmp"));
         this.env = opts.env ?? {};
     }
 
@@ -154,6 +155,9 @@ export class PulumiStack {
             // `--event-log` is a flag of the CLI's debug commands (pkg/cmd/pulumi/operations/up.go),
             // as the Automation API uses it.
             PULUMI_DEBUG_COMMANDS: "true",
+            // The engine leaves each plugin it downloads in TMPDIR (a 44 MB "pulumi-plugin-tar..."
+            // file, sdk/go/common/workspace/plugins.go tryDownloadToFile): here it goes with the stack.
+            TMPDIR: path.join(this.scratch, "tmp"),
             // The test environment's own settings must not leak in unless a test sets them.
             CHATBOT_TOKEN: undefined,
             CHATBOT_API_URL: undefined,
