@@ -56,7 +56,7 @@ type FirstCall = (port: string) => Promise<void>;
 const CALL_DEADLINE_MS = 10_000;
 
 /** One unary call on a fresh connection, as the engine dials a plugin it starts. */
-function answered<C extends grpc.Client>(client: C, call: (done: (e: grpc.ServiceError | null) => void) => void) {
+function answered(client: grpc.Client, call: (done: (e: grpc.ServiceError | null) => void) => void) {
     return new Promise<void>((resolve, reject) =>
         call((e) => {
             client.close();
