@@ -7,11 +7,13 @@
  * rate), and 429s per request served, beside the same stacks at once with no limit (what the
  * machine itself allows: on 2 cores, ten CLIs, programs and plugins at once are CPU-bound).
  * Every command must exit 0 on its first run and the account must hold each connection once
- * (then none): a failure fails the bench.
+ * (then none): a failure fails the bench. Then figure 9 (./refreshBeforeUpdate.ts): what refresh
+ * before update costs one stack under the same kind of limit.
  */
 import { performance } from "node:perf_hooks";
 import { since } from "./measure";
 import type * as report from "./report";
+import { measureRefreshBeforeUpdate, type RefreshBeforeUpdateSizes } from "./refreshBeforeUpdate";
 import { benchStack, disposeStack, simulator, type SubjectName } from "./steps";
 import type { PulumiStack } from "../scripts/pulumiStack";
 
@@ -19,6 +21,7 @@ export interface PipelineSizes {
     stacks: number;
     perStack: number;
     perSecond: number;
+    refreshBeforeUpdate: RefreshBeforeUpdateSizes;
 }
 
 interface Figures {
@@ -78,12 +81,14 @@ export async function measurePipelines(
     log: (msg: string) => void,
     /** "yes", "no", or "–" where goals are not judged (the quick run). */
     met: (ok: boolean) => string,
+    /** Figure 9 alone (`--only=refresh-before-update`), without the ten stacks. */
+    onlyRefreshBeforeUpdate = false,
 ): Promise<report.Row[]> {
     const api = simulator();
     const rows: report.Row[] = [];
     await api.limit({ perSecond: sizes.perSecond });
     try {
-        for (const subject of ["ours", "native"] as const) {
+        for (const subject of onlyRefreshBeforeUpdate ? [] : (["ours", "native"] as const)) {
             const name = subject === "ours" ? "dynamic provider" : "native plugin";
             log(
                 `${name}: one stack of ${sizes.perStack} alone, then ${sizes.stacks} at once, under ${sizes.perSecond}/s`,
@@ -107,6 +112,7 @@ export async function measurePipelines(
                 });
             }
         }
+        rows.push(...(await measureRefreshBeforeUpdate(dir, sizes.refreshBeforeUpdate, log, met)));
     } finally {
         await api.limit(undefined);
     }

@@ -10,7 +10,8 @@
  *     npm run bench                 full sizes, ~12 min on 2 cores; writes bench/RESULTS.md
  *     npm run bench -- --quick      small sizes, ~2 min after the build (CI); writes .bench/RESULTS.quick.md
  *     npm run bench -- --parallel=<n|default>   at that parallelism only, not at the CLI's default and at 16
- *     npm run bench -- --only=pipelines         only the pipelines on a limited account (./pipelines.ts)
+ *     npm run bench -- --only=pipelines         only the pipelines on a limited account (./pipelines.ts), with refresh before update
+ *     npm run bench -- --only=refresh-before-update   only refresh before update on a limited account (./refreshBeforeUpdate.ts)
  *     npm run bench -- --only=native-start      only the native plugin's start and a preview through it (./nativeStart.ts)
  *
  * Figures are printed, never judged pass/fail: the exit code is non-zero only if a step fails.
@@ -48,10 +49,15 @@ import {
 const QUICK = process.argv.includes("--quick");
 const ONLY_PIPELINES = process.argv.includes("--only=pipelines");
 const ONLY_NATIVE_START = process.argv.includes("--only=native-start");
-const ONLY = ONLY_PIPELINES || ONLY_NATIVE_START;
+const ONLY_REFRESH = process.argv.includes("--only=refresh-before-update");
+const ONLY = ONLY_PIPELINES || ONLY_NATIVE_START || ONLY_REFRESH;
 const SIZES = QUICK ? { connections: 20, scale: 100, reps: 1 } : { connections: 200, scale: 1000, reps: 3 };
-/** Issue 30's pipelines: stacks deployed at once on one account limited to `perSecond`. */
-const PIPELINES = QUICK ? { stacks: 3, perStack: 10, perSecond: 10 } : { stacks: 10, perStack: 100, perSecond: 20 };
+/** Issue 30's pipelines: stacks deployed at once on one account limited to `perSecond`; issue 68's
+ *  refresh before update: one stack of more connections than the limit's bucket holds, so its
+ *  reads wait. */
+const PIPELINES = QUICK
+    ? { stacks: 3, perStack: 10, perSecond: 10, refreshBeforeUpdate: { connections: 10, perSecond: 5 } }
+    : { stacks: 10, perStack: 100, perSecond: 20, refreshBeforeUpdate: { connections: 40, perSecond: 10 } };
 /** No run may take longer than this; the watchdog then kills what it started and exits. The quick
  *  run shares CI's machine with npm test, which can make it twice as slow (12 min measured). */
 const RUN_LIMIT_MS = (QUICK ? 12 : 20) * 60_000 * PARALLELS.length;
@@ -63,7 +69,7 @@ const RESULTS =
         ? path.join(
               root,
               ".bench",
-              `RESULTS${QUICK ? ".quick" : ""}${ONLY_PIPELINES ? ".pipelines" : ""}${ONLY_NATIVE_START ? ".native-start" : ""}.md`,
+              `RESULTS${QUICK ? ".quick" : ""}${ONLY_PIPELINES ? ".pipelines" : ""}${ONLY_NATIVE_START ? ".native-start" : ""}${ONLY_REFRESH ? ".refresh-before-update" : ""}.md`,
           )
         : path.join(__dirname, "RESULTS.md");
 const SUBJECTS: SubjectName[] = ["ours", "native", "requests-only", "waiting-only"];
@@ -279,18 +285,22 @@ async function main(): Promise<void> {
     try {
         await startSimulator();
         project = writeBaselineProject(root);
-        if (!ONLY_NATIVE_START) log("the serialized provider, from a real stack's state");
-        const size = ONLY_NATIVE_START ? undefined : await sizes(project.dir, { freshProject: !QUICK });
+        const withSize = !ONLY_NATIVE_START && !ONLY_REFRESH;
+        if (withSize) log("the serialized provider, from a real stack's state");
+        const size = withSize ? await sizes(project.dir, { freshProject: !QUICK }) : undefined;
 
         const installSize = ONLY ? undefined : measureInstallSize(project.dir, log, met);
         const compileCache = ONLY ? undefined : await measureCompileCache(project.dir, QUICK ? 3 : 7, log);
-        const nativeStart = ONLY_PIPELINES
-            ? undefined
-            : await measureNativeStart(project.dir, QUICK ? 5 : 10, log, met);
+        const nativeStart =
+            ONLY_PIPELINES || ONLY_REFRESH
+                ? undefined
+                : await measureNativeStart(project.dir, QUICK ? 5 : 10, log, met);
         const measured: AtParallel[] = [];
         if (!ONLY) for (const parallel of PARALLELS) measured.push(await measureAt(parallel, project.dir));
 
-        const pipelines = ONLY_NATIVE_START ? [] : await measurePipelines(project.dir, PIPELINES, log, met);
+        const pipelines = ONLY_NATIVE_START
+            ? []
+            : await measurePipelines(project.dir, PIPELINES, log, met, ONLY_REFRESH);
         const sections = measured.map(section);
         const rows: report.Row[] = [
             ...(size

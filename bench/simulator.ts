@@ -1,7 +1,8 @@
 /**
  * The ChatBot API simulator (`pulumi-chatbot/testing`, as installed) in a child process of its
  * own, as the real API is remote: its work must not share a process with the bench's timers.
- * The parent asks it over IPC to reset and to report its request log.
+ * The parent asks it over IPC to reset, to report its request log, to limit the account and to
+ * change a connection's url as a person would in the dashboard.
  *
  * Run as a script, this file is the child.
  */
@@ -14,6 +15,8 @@ import type * as Testing from "pulumi-chatbot/testing";
 export interface RequestStats {
     requests: number;
     byMethod: Record<string, number>;
+    /** The same, less the requests answered 429 (the account limit): what the API served. */
+    servedByMethod: Record<string, number>;
     /** Requests that were not 2xx. */
     failed: number;
     /** Requests answered 429 by the account limit (`limit`). */
@@ -26,8 +29,9 @@ export interface RequestStats {
 type Ask =
     | { id: number; op: "reset" }
     | { id: number; op: "stats" }
-    | { id: number; op: "limit"; limit: Testing.RateLimit | undefined };
-type Answer = { id: number; stats?: RequestStats; error?: string };
+    | { id: number; op: "limit"; limit: Testing.RateLimit | undefined }
+    | { id: number; op: "url"; name: string; set?: string };
+type Answer = { id: number; stats?: RequestStats; url?: string; error?: string };
 type Hello = { ready: true; url: string; token: string } | { ready: false; error: string };
 
 const START_TIMEOUT_MS = 30_000;
@@ -94,6 +98,14 @@ export class RemoteSimulator {
         await this.ask({ op: "limit", limit });
     }
 
+    /** The url of the one connection named `name`; with `set`, changed first, by hand (no request
+     *  is logged). */
+    async connectionUrl(name: string, set?: string): Promise<string> {
+        const a = await this.ask({ op: "url", name, set });
+        if (a.url === undefined) throw new Error("the simulator sent no url");
+        return a.url;
+    }
+
     /** The request log since the last reset, counted. */
     async stats(): Promise<RequestStats> {
         const a = await this.ask({ op: "stats" });
@@ -147,19 +159,32 @@ async function serve(latencyMs: number): Promise<void> {
                 send({ id: m.id });
             } else if (m.op === "stats") {
                 const byMethod: Record<string, number> = {};
-                for (const r of sim.requests) byMethod[r.method] = (byMethod[r.method] ?? 0) + 1;
+                const servedByMethod: Record<string, number> = {};
+                for (const r of sim.requests) {
+                    byMethod[r.method] = (byMethod[r.method] ?? 0) + 1;
+                    if (r.status !== 429) servedByMethod[r.method] = (servedByMethod[r.method] ?? 0) + 1;
+                }
                 const failed = sim.requests.filter((r) => r.status < 200 || r.status >= 300).length;
                 send({
                     id: m.id,
                     stats: {
                         requests: sim.requests.length,
                         byMethod,
+                        servedByMethod,
                         failed,
                         limited: sim.rateLimited,
                         maxInFlight: sim.maxInFlight,
                         held: sim.listConnections().length,
                     },
                 });
+            } else if (m.op === "url") {
+                const named = sim.listConnections().filter((c) => c.name === m.name);
+                if (named.length !== 1) {
+                    send({ id: m.id, error: `${named.length} connections named ${m.name}` });
+                    return;
+                }
+                if (m.set !== undefined) sim.editConnection(named[0].id, { url: m.set });
+                send({ id: m.id, url: sim.getConnection(named[0].id)?.url });
             } else {
                 send({ id: (m as { id: number }).id, error: "unknown request" });
             }

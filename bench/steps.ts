@@ -183,6 +183,8 @@ export async function timed(
     parallel: Parallel,
     /** Added to the command's environment; `undefined` removes a variable. */
     env: Record<string, string | undefined> = {},
+    /** `--refresh`: read every resource first. */
+    refresh = false,
 ): Promise<Pass> {
     const api = simulator();
     await api.reset();
@@ -195,6 +197,7 @@ export async function timed(
         r = await stack.run(command, {
             parallel,
             env,
+            refresh,
             onStart: (pid) => {
                 running.add(pid);
                 watch.start(pid);
@@ -206,9 +209,12 @@ export async function timed(
     }
     const wallMs = since(t0);
     const cpu1 = endedChildrenCpuMs();
-    if (r.code !== 0) throw new Error(`pulumi ${command} exited ${r.code}:\n${r.stdout.slice(-2000)}\n${r.stderr}`);
+    if (r.code !== 0)
+        throw new Error(
+            `pulumi ${command}${refresh ? " --refresh" : ""} exited ${r.code}:\n${r.stdout.slice(-2000)}\n${r.stderr}`,
+        );
     return {
-        command,
+        command: refresh ? `${command} --refresh` : command,
         n,
         wallMs,
         cpuMs: cpu0 === undefined || cpu1 === undefined ? undefined : cpu1 - cpu0,
