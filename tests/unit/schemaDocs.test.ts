@@ -17,6 +17,9 @@ const schema = require(path.join(root, "node_modules", "pulumi-chatbot", "dist",
     REPOSITORY: string;
 };
 const EXAMPLES_DIR = path.join(root, "provider", "native", "examples");
+const genExamples = require("../../scripts/gen-examples.js") as {
+    sourceHashes(name: string): Record<string, string>;
+};
 
 /** Every description in the schema, by where it is. */
 function descriptions(s: Record<string, unknown>, where = ""): Array<[string, string]> {
@@ -80,6 +83,26 @@ describe("the schema's docs, as the registry and the SDK generators read them", 
         }
         const shown = new Set(schemaExamples(pkg).map((e) => e.code.python));
         for (const name of names) assert.ok(shown.has(json[name].python), `${name} is shown in the schema`);
+    });
+
+    it("examples.json was generated from the .pp and .yaml files as they are now (their hashes)", () => {
+        // The conversion itself needs the CLI (`npm run gen-examples -- --check`); a source edited
+        // since the last run is found here from the hashes gen-examples recorded.
+        const json = JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, "examples.json"), "utf8")) as Record<
+            string,
+            { sources: Record<string, string> }
+        >;
+        for (const [name, example] of Object.entries(json)) {
+            const now = genExamples.sourceHashes(name);
+            for (const [file, hash] of Object.entries(now)) {
+                assert.equal(
+                    example.sources?.[file],
+                    hash,
+                    `provider/native/examples/${file} changed since examples.json was made: run \`npm run gen-examples\``,
+                );
+            }
+            assert.deepEqual(Object.keys(example.sources).sort(), Object.keys(now).sort(), name);
+        }
     });
 
     it("has the registry's metadata: publisher, a logo in the repository, a category and kind/native", () => {
