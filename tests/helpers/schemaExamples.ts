@@ -74,6 +74,22 @@ export function examplesConfig(
     };
 }
 
+/** TypeScript: each example as a module of its own (`doc_example_N.ts`, as the schema shows it),
+ *  and `doc_examples.ts`, whose default export, for the program to export once `docExamples` is
+ *  set, is every example's outputs: its exports, or what it returns where it exports a function
+ *  (a form `pulumi convert` writes). */
+export function typescriptExamples(examples: SchemaExample[]): Record<string, string> {
+    const files: Record<string, string> = {};
+    const modules = examples.map((e, i) => {
+        files[`doc_example_${i}.ts`] = `${e.code.typescript}\n`;
+        return `    outputs(require("./doc_example_${i}")),\n`;
+    });
+    files["doc_examples.ts"] =
+        'const outputs = (m: unknown) => (typeof m === "function" ? m() : m);\n' +
+        `export default Promise.all([\n${modules.join("")}]);\n`;
+    return files;
+}
+
 /** Python: the examples one after another in one module (each brings its imports; a name one
  *  reuses is only rebound), and the lines that run it from a program once `docExamples` is set. */
 export function pythonExamples(examples: SchemaExample[], modulePath: string): { module: string; entry: string } {

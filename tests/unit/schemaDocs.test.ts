@@ -135,8 +135,8 @@ describe("the schema's TypeScript examples", function () {
     this.timeout(120_000);
 
     it("type-check, each as its own module, against the installed package's pulumi-chatbot/native", () => {
-        // Not a preview (the native TypeScript walk would need one more stack): the compiler holds
-        // each example to the classes' and functions' types, names and argument shapes.
+        // The native walk (nativeProvider.test.ts) previews them, but only transpiles them: here the
+        // compiler holds each one, under strict, to the classes' and functions' types and names.
         const ts = require("typescript") as typeof import("typescript");
         const examples = schemaExamples(schema.packageSchema());
         const dir = fs.mkdtempSync(path.join(root, ".pulumi-chatbot-examples-tsc-"));
