@@ -10,7 +10,12 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 import { root } from "../helpers/support";
-import { EXAMPLE_LANGUAGES, schemaExamples, type SchemaDescriptions } from "../helpers/schemaExamples";
+import {
+    EXAMPLE_LANGUAGES,
+    schemaExamples,
+    type ExampleLanguage,
+    type SchemaDescriptions,
+} from "../helpers/schemaExamples";
 
 const schema = require(path.join(root, "node_modules", "pulumi-chatbot", "dist", "native", "schema.js")) as {
     packageSchema(): SchemaDescriptions & { keywords: string[]; publisher?: string; logoUrl?: string };
@@ -128,6 +133,56 @@ describe("the schema's docs, as the registry and the SDK generators read them", 
             );
             assert.equal(block.exec(index)?.[1], first?.code[lang], `docs/_index.md's ${lang}`);
         }
+    });
+});
+
+/** The pages whose whole programs are the schema's examples: the language of their blocks, and
+ *  how a whole program of it starts (a fragment, as the lookups' lines are, is not one). */
+const DOC_PROGRAMS: Array<[page: string, lang: ExampleLanguage, start: RegExp]> = [
+    ["docs/python.md", "python", /^import pulumi\n/],
+    ["docs/go.md", "go", /^package main\n/],
+    ["docs/java.md", "java", /^package [\w.]+;\n/],
+];
+
+/** The README's first program as an example of the schema gives it: the README shows the dynamic
+ *  provider, `pulumi-chatbot`, whose classes take the native ones' arguments, and leaves out the
+ *  example's comment lines (the README's size is held to 16 KB; its tables say the same). */
+function asInReadme(typescript: string): string {
+    return typescript
+        .split("\n")
+        .filter((line) => !/^\s*\/\//.test(line))
+        .join("\n")
+        .replace('from "pulumi-chatbot/native"', 'from "pulumi-chatbot"');
+}
+
+describe("the docs' programs are the schema's examples", () => {
+    const examples = schemaExamples(schema.packageSchema());
+
+    for (const [page, lang, start] of DOC_PROGRAMS) {
+        it(`${page}: every whole ${lang} program is one of the schema's ${lang} examples, as it shows them`, () => {
+            const text = fs.readFileSync(path.join(root, page), "utf8");
+            const programs = [...text.matchAll(new RegExp(`^\`\`\`${lang}\n([\\s\\S]*?)\n\`\`\`$`, "gm"))]
+                .map((m) => m[1])
+                .filter((code) => start.test(code));
+            assert.ok(programs.length > 0, `${page} shows a whole program`);
+            const shown = new Set(examples.map((e) => e.code[lang]));
+            for (const program of programs) {
+                assert.ok(
+                    shown.has(program),
+                    `${page}'s program is not one of the schema's examples (copy it from provider/native/examples/examples.json):\n${program}`,
+                );
+            }
+        });
+    }
+
+    it("README.md's first program is a schema example in TypeScript, imported from the dynamic provider, its comment lines left out", () => {
+        const readme = fs.readFileSync(path.join(root, "README.md"), "utf8");
+        const first = /^```ts\n([\s\S]*?)\n```$/m.exec(readme)?.[1];
+        const forms = examples.map((e) => asInReadme(e.code.typescript));
+        assert.ok(
+            first !== undefined && forms.includes(first),
+            `README.md's first program is not a schema example as the README shows them, e.g.:\n${forms[0]}`,
+        );
     });
 });
 
