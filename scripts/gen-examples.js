@@ -8,12 +8,15 @@
  * to Link, which Pulumi YAML v1.25.0 does not implement), and the program it writes before failing
  * drops `secret` from a config value given to a top-level property. The result is
  * provider/native/examples/examples.json, committed: the build reads it, so it needs no pulumi CLI.
+ * Each example there records the SHA-256 of the .pp and .yaml it was made from (`sources`), so that
+ * tests/unit/schemaDocs.test.ts finds a program edited without regenerating, with no CLI.
  *
  * `--check` writes nothing and fails, naming the examples, where examples.json differs from what
  * the programs convert to.
  */
 "use strict";
 const { spawnSync } = require("node:child_process");
+const crypto = require("node:crypto");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
@@ -60,6 +63,19 @@ function goSdkNames() {
         for (const m of fs.readFileSync(path.join(dir, file), "utf8").matchAll(/^func (\w+)\(/gm)) names.add(m[1]);
     }
     return names;
+}
+
+/** `sources` of an example in examples.json: each file it is made from, by name, to its SHA-256. */
+function sourceHashes(name) {
+    return Object.fromEntries(
+        [`${name}.pp`, `${name}.yaml`].map((file) => [
+            file,
+            crypto
+                .createHash("sha256")
+                .update(fs.readFileSync(path.join(DIR, file)))
+                .digest("hex"),
+        ]),
+    );
 }
 
 function convert(cli, pcl, language, home) {
@@ -120,6 +136,7 @@ function generate() {
                 languages[language] = (FIXES[language] ? FIXES[language](text, sdkNames) : text).trimEnd();
             }
             languages.yaml = fs.readFileSync(yaml, "utf8").trimEnd();
+            languages.sources = sourceHashes(name);
             examples[name] = languages;
         }
         return `${JSON.stringify(examples, null, 4)}\n`;
@@ -128,7 +145,7 @@ function generate() {
     }
 }
 
-module.exports = { generate, OUT };
+module.exports = { generate, sourceHashes, DIR, OUT };
 
 if (require.main === module) {
     try {

@@ -50,9 +50,16 @@ import {
     useSdkRepository,
 } from "../helpers/languagePrograms";
 import { ok, pulumiCli, PulumiStack, STORY, OTHER_STORY, type ConfigValue } from "../helpers/pulumi";
-import { lookupConfig, lookupsLifecycle, makeByHand } from "../helpers/lookups";
+import { addLookupTargets, lookupConfig, lookupsLifecycle, makeByHand } from "../helpers/lookups";
 import { packageAndRunFromJar } from "../helpers/javaPrograms";
-import { javaExamples, schemaExamples } from "../helpers/schemaExamples";
+import {
+    assertLookupOutputs,
+    EXAMPLE_RESOURCES,
+    examplesConfig,
+    javaExamples,
+    previewOutputs,
+    schemaExamples,
+} from "../helpers/schemaExamples";
 import { NODE_DIR, POLICY_PACK, policyViolations } from "../helpers/policyPack";
 
 const { check } = require("../../scripts/gen-sdk.js") as {
@@ -207,11 +214,23 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
         fs.cpSync(EXAMPLE, project, { recursive: true });
         if (app) fs.writeFileSync(path.join(project, "src", "main", "java", "chatbot", "App.java"), app);
         // The schema's Java examples beside the program, compiled with it by every build below
-        // (issue 70): held to the SDK's classes and builders, not run (the Python, Go and YAML
-        // walks preview theirs).
-        for (const [file, code] of Object.entries(javaExamples(schemaExamples(installedSchema()), "chatbot").files)) {
-            fs.writeFileSync(path.join(project, "src", "main", "java", "chatbot", file), code);
-        }
+        // (issue 70), and run by it in place of its own resources once `docExamples` is set: the
+        // outputs are then the examples' alone (one of them exports a name the program exports).
+        const sources = path.join(project, "src", "main", "java", "chatbot");
+        const examples = javaExamples(schemaExamples(installedSchema()), "chatbot");
+        for (const [file, code] of Object.entries(examples.files)) fs.writeFileSync(path.join(sources, file), code);
+        const main = path.join(sources, "App.java");
+        const start = /^( {4}static void stack\(Context ctx\) \{\n)/m;
+        assert.match(fs.readFileSync(main, "utf8"), start);
+        fs.writeFileSync(
+            main,
+            fs
+                .readFileSync(main, "utf8")
+                .replace(
+                    start,
+                    `$1        if (ctx.config().get("docExamples").isPresent()) {\n            ${examples.call}\n            return;\n        }\n`,
+                ),
+        );
         // As outside this repository: no plugins section, the engine downloads the plugin.
         const yaml = path.join(project, "Pulumi.yaml");
         fs.writeFileSync(yaml, fs.readFileSync(yaml, "utf8").replace(/\nplugins:[\s\S]*$/, "\n"));
@@ -235,7 +254,7 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
         return { stack, project, repository, localRepository, hostAsset, pluginAsset, bin };
     };
 
-    it("up, secrets sealed, no change on a second preview, a change by hand found and put back, import prints Java that previews with no change (the policy pack judging it), the plugin's recover through `pulumi plugin run` (nothing to do), destroy", async () => {
+    it("up, secrets sealed, no change on a second preview, a change by hand found and put back, import prints Java that previews with no change (the policy pack judging it), the plugin's recover through `pulumi plugin run` (nothing to do), destroy; then the schema's Java examples previewed", async () => {
         const { stack, project, repository, localRepository, hostAsset, pluginAsset, bin } = await javaStack(
             exampleConfig(
                 "go",
@@ -351,6 +370,26 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
             assert.deepEqual(sim.listConnections(), []);
             assert.deepEqual(partnerSim.listConnections(), []);
             assert.equal(served.length, 2, "downloaded once, then used from PULUMI_HOME");
+
+            // The schema's examples, run from the jar in place of the program: a preview of the
+            // emptied stack runs every one (the lookups find what addLookupTargets makes) and
+            // writes nothing.
+            const targets = addLookupTargets(sim, partnerSim);
+            await s.setConfig({
+                docExamples: "true",
+                ...examplesConfig({ partner: partnerSim.url, partnerToken: partnerSim.token }, targets),
+            });
+            sim.resetRequests();
+            partnerSim.resetRequests();
+            const previewed = ok(await s.run("preview", { args: ["--diff"] }));
+            assert.deepEqual(
+                [...sim.requests, ...partnerSim.requests].filter((r) => r.method !== "GET"),
+                [],
+                "the examples' preview writes nothing",
+            );
+            for (const name of EXAMPLE_RESOURCES) assert.match(previewed.stdout, new RegExp(`\\b${name}\\b`));
+            assert.doesNotMatch(previewed.stdout, /partner-orders/, "the program's own resources are not declared");
+            assertLookupOutputs(previewOutputs(previewed));
         } finally {
             stack.dispose();
             linkFiles(localRepository, javaDist.MAVEN_REPO);

@@ -27,7 +27,15 @@ import {
     root,
     PACKAGE_VERSION,
 } from "../helpers/support";
-import { EXAMPLE_RESOURCES, examplesConfig, schemaExamples, yamlExamples } from "../helpers/schemaExamples";
+import {
+    assertLookupOutputs,
+    EXAMPLE_RESOURCES,
+    examplesConfig,
+    previewOutputs,
+    schemaExamples,
+    typescriptExamples,
+    yamlExamples,
+} from "../helpers/schemaExamples";
 import {
     CHANGES_EXIT_CODE,
     isSecret,
@@ -121,9 +129,12 @@ export const legacyToken = oldOne?.token;
 export const legacyUrl = oldOne?.url;
 export const partnerId = partnerFound?.id;
 export const twinIds = twins?.items.apply((items) => items.map((c) => c.id));
+
+// The schema's examples, where a test wrote them beside this program (tests/helpers/schemaExamples.ts).
+export const docExamples = config.getBoolean("docExamples") ? require("./doc_examples").default : undefined;
 `;
 
-/** The connection the YAML examples look up by name. */
+/** The connection the examples look up by name: the YAML case makes it, as addLookupTargets does. */
 const ORDERS_URL = "https://orders.example.com/by-hand";
 
 /**
@@ -949,6 +960,34 @@ outputs:
                 partnerSim.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`),
                 [`DELETE /v2/integrations/webhook/${theirs.id}`],
             );
+        });
+
+        it("the schema's TypeScript examples, each a module of the program as the registry shows it: a preview runs every one and writes nothing", async () => {
+            // In the stack the destroy emptied: the lookups find what the lookups case made by hand.
+            const examples = schemaExamples(installedSchema());
+            for (const [file, code] of Object.entries(typescriptExamples(examples))) {
+                fs.writeFileSync(path.join(dir, file), code);
+            }
+            await s.setConfig({
+                docExamples: "true",
+                ...examplesConfig(
+                    { partner: partnerSim.url, partnerToken: partnerSim.token },
+                    targets as LookupAccounts,
+                ),
+            });
+            sim.resetRequests();
+            partnerSim.resetRequests();
+            const previewed = ok(await s.run("preview", { args: ["--diff"] }));
+            assert.deepEqual(
+                [...sim.requests, ...partnerSim.requests].filter((r) => r.method !== "GET"),
+                [],
+                "the examples' preview writes nothing",
+            );
+            for (const name of EXAMPLE_RESOURCES) assert.match(previewed.stdout, new RegExp(`\\b${name}\\b`));
+            // What the examples export, apart from the program's own outputs: one entry per example.
+            const outputs = previewOutputs(previewed).docExamples as Array<Record<string, unknown>> | undefined;
+            assert.equal(outputs?.length, examples.length, JSON.stringify(outputs));
+            assertLookupOutputs(Object.assign({}, ...outputs!));
         });
     });
 });

@@ -5,7 +5,7 @@
  * through the real CLI. Test tooling: not published.
  */
 import { strict as assert } from "assert";
-import { STORY, OTHER_STORY, type ConfigValue } from "./pulumi";
+import { STORY, OTHER_STORY, type ConfigValue, type RunResult } from "./pulumi";
 
 export const EXAMPLE_LANGUAGES = ["typescript", "python", "go", "java", "yaml"] as const;
 export type ExampleLanguage = (typeof EXAMPLE_LANGUAGES)[number];
@@ -74,6 +74,41 @@ export function examplesConfig(
     };
 }
 
+/** The stack's outputs in a preview's events: the last of them (its first event has none yet). */
+export function previewOutputs(run: RunResult): Record<string, unknown> {
+    const stack = run.events
+        .map((e) => e.resOutputsEvent?.metadata)
+        .filter((m) => m?.type === "pulumi:pulumi:Stack")
+        .pop();
+    return stack?.new?.outputs ?? {};
+}
+
+/** What the lookup examples export, against what addLookupTargets made: they found "Orders" by
+ *  name, counted it as the story's one "Orders" (the other story's left out), read the legacy
+ *  webhook by id, and found no legacy webhook named "Orders...". */
+export function assertLookupOutputs(exported: Record<string, unknown>): void {
+    assert.equal(exported.foundUrl, "https://orders.example.com/by-hand", "getWebhookConnection found Orders");
+    assert.equal(exported.shopConnectionCount, 1, "getWebhookConnections listed the story's Orders");
+    assert.equal(exported.legacyUrl, "https://old.example.org/hook", "getLegacyWebhook read it");
+    assert.equal(exported.legacyWebhookCount, 0, "getLegacyWebhooks listed none");
+}
+
+/** TypeScript: each example as a module of its own (`doc_example_N.ts`, as the schema shows it),
+ *  and `doc_examples.ts`, whose default export, for the program to export once `docExamples` is
+ *  set, is every example's outputs: its exports, or what it returns where it exports a function
+ *  (a form `pulumi convert` writes). */
+export function typescriptExamples(examples: SchemaExample[]): Record<string, string> {
+    const files: Record<string, string> = {};
+    const modules = examples.map((e, i) => {
+        files[`doc_example_${i}.ts`] = `${e.code.typescript}\n`;
+        return `    outputs(require("./doc_example_${i}")),\n`;
+    });
+    files["doc_examples.ts"] =
+        'const outputs = (m: unknown) => (typeof m === "function" ? m() : m);\n' +
+        `export default Promise.all([\n${modules.join("")}]);\n`;
+    return files;
+}
+
 /** Python: the examples one after another in one module (each brings its imports; a name one
  *  reuses is only rebound), and the lines that run it from a program once `docExamples` is set. */
 export function pythonExamples(examples: SchemaExample[], modulePath: string): { module: string; entry: string } {
@@ -106,7 +141,7 @@ export function goExamples(examples: SchemaExample[]): Record<string, string> {
 }
 
 /** Java: each example as a class of the program's package (`DocExampleN`, its `stack(ctx)`), and
- *  the call of them all for the program's own `stack`. */
+ *  the calls of them all, for the program's own `stack` to make. */
 export function javaExamples(examples: SchemaExample[], pkg: string): { files: Record<string, string>; call: string } {
     const files: Record<string, string> = {};
     const calls: string[] = [];

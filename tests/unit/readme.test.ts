@@ -25,7 +25,9 @@ describe("the README", function () {
     it("its first program's config lines set every value the program reads", () => {
         const program = blocks[0];
         const commands = readme.slice(readme.indexOf("```sh\npulumi config set"), readme.indexOf("## A first program"));
-        for (const [, kind, key] of program.matchAll(/cfg\.(require|requireSecret)\("([^"]+)"\)/g)) {
+        const reads = [...program.matchAll(/config\.(require|requireSecret)\("([^"]+)"\)/g)];
+        assert.ok(reads.length > 0, "the first program reads its config as `config.require...`");
+        for (const [, kind, key] of reads) {
             const line = new RegExp(`pulumi config set ${kind === "requireSecret" ? "--secret " : ""}${key} `);
             assert.match(
                 commands,

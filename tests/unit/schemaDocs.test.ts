@@ -10,13 +10,21 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 import { root } from "../helpers/support";
-import { EXAMPLE_LANGUAGES, schemaExamples, type SchemaDescriptions } from "../helpers/schemaExamples";
+import {
+    EXAMPLE_LANGUAGES,
+    schemaExamples,
+    type ExampleLanguage,
+    type SchemaDescriptions,
+} from "../helpers/schemaExamples";
 
 const schema = require(path.join(root, "node_modules", "pulumi-chatbot", "dist", "native", "schema.js")) as {
     packageSchema(): SchemaDescriptions & { keywords: string[]; publisher?: string; logoUrl?: string };
     REPOSITORY: string;
 };
 const EXAMPLES_DIR = path.join(root, "provider", "native", "examples");
+const genExamples = require("../../scripts/gen-examples.js") as {
+    sourceHashes(name: string): Record<string, string>;
+};
 
 /** Every description in the schema, by where it is. */
 function descriptions(s: Record<string, unknown>, where = ""): Array<[string, string]> {
@@ -82,6 +90,26 @@ describe("the schema's docs, as the registry and the SDK generators read them", 
         for (const name of names) assert.ok(shown.has(json[name].python), `${name} is shown in the schema`);
     });
 
+    it("examples.json was generated from the .pp and .yaml files as they are now (their hashes)", () => {
+        // The conversion itself needs the CLI (`npm run gen-examples -- --check`); a source edited
+        // since the last run is found here from the hashes gen-examples recorded.
+        const json = JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, "examples.json"), "utf8")) as Record<
+            string,
+            { sources: Record<string, string> }
+        >;
+        for (const [name, example] of Object.entries(json)) {
+            const now = genExamples.sourceHashes(name);
+            for (const [file, hash] of Object.entries(now)) {
+                assert.equal(
+                    example.sources?.[file],
+                    hash,
+                    `provider/native/examples/${file} changed since examples.json was made: run \`npm run gen-examples\``,
+                );
+            }
+            assert.deepEqual(Object.keys(example.sources).sort(), Object.keys(now).sort(), name);
+        }
+    });
+
     it("has the registry's metadata: publisher, a logo in the repository, a category and kind/native", () => {
         assert.ok(pkg.publisher, "publisher");
         assert.ok(pkg.keywords.includes("kind/native"));
@@ -108,12 +136,62 @@ describe("the schema's docs, as the registry and the SDK generators read them", 
     });
 });
 
+/** The pages whose whole programs are the schema's examples: the language of their blocks, and
+ *  how a whole program of it starts (a fragment, as the lookups' lines are, is not one). */
+const DOC_PROGRAMS: Array<[page: string, lang: ExampleLanguage, start: RegExp]> = [
+    ["docs/python.md", "python", /^import pulumi\n/],
+    ["docs/go.md", "go", /^package main\n/],
+    ["docs/java.md", "java", /^package [\w.]+;\n/],
+];
+
+/** The README's first program as an example of the schema gives it: the README shows the dynamic
+ *  provider, `pulumi-chatbot`, whose classes take the native ones' arguments, and leaves out the
+ *  example's comment lines (the README's size is held to 16 KB; its tables say the same). */
+function asInReadme(typescript: string): string {
+    return typescript
+        .split("\n")
+        .filter((line) => !/^\s*\/\//.test(line))
+        .join("\n")
+        .replace('from "pulumi-chatbot/native"', 'from "pulumi-chatbot"');
+}
+
+describe("the docs' programs are the schema's examples", () => {
+    const examples = schemaExamples(schema.packageSchema());
+
+    for (const [page, lang, start] of DOC_PROGRAMS) {
+        it(`${page}: every whole ${lang} program is one of the schema's ${lang} examples, as it shows them`, () => {
+            const text = fs.readFileSync(path.join(root, page), "utf8");
+            const programs = [...text.matchAll(new RegExp(`^\`\`\`${lang}\n([\\s\\S]*?)\n\`\`\`$`, "gm"))]
+                .map((m) => m[1])
+                .filter((code) => start.test(code));
+            assert.ok(programs.length > 0, `${page} shows a whole program`);
+            const shown = new Set(examples.map((e) => e.code[lang]));
+            for (const program of programs) {
+                assert.ok(
+                    shown.has(program),
+                    `${page}'s program is not one of the schema's examples (copy it from provider/native/examples/examples.json):\n${program}`,
+                );
+            }
+        });
+    }
+
+    it("README.md's first program is a schema example in TypeScript, imported from the dynamic provider, its comment lines left out", () => {
+        const readme = fs.readFileSync(path.join(root, "README.md"), "utf8");
+        const first = /^```ts\n([\s\S]*?)\n```$/m.exec(readme)?.[1];
+        const forms = examples.map((e) => asInReadme(e.code.typescript));
+        assert.ok(
+            first !== undefined && forms.includes(first),
+            `README.md's first program is not a schema example as the README shows them, e.g.:\n${forms[0]}`,
+        );
+    });
+});
+
 describe("the schema's TypeScript examples", function () {
     this.timeout(120_000);
 
     it("type-check, each as its own module, against the installed package's pulumi-chatbot/native", () => {
-        // Not a preview (the native TypeScript walk would need one more stack): the compiler holds
-        // each example to the classes' and functions' types, names and argument shapes.
+        // The native walk (nativeProvider.test.ts) previews them, but only transpiles them: here the
+        // compiler holds each one, under strict, to the classes' and functions' types and names.
         const ts = require("typescript") as typeof import("typescript");
         const examples = schemaExamples(schema.packageSchema());
         const dir = fs.mkdtempSync(path.join(root, ".pulumi-chatbot-examples-tsc-"));

@@ -3,6 +3,6 @@ legacyWebhooks = invoke("chatbot:index:getLegacyWebhooks", {
 	namePrefix = "Orders"
 })
 
-output legacyWebhookList {
-	value = legacyWebhooks.items
+output legacyWebhookCount {
+	value = length(legacyWebhooks.items)
 }

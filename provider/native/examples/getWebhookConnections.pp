@@ -8,6 +8,6 @@ shopConnections = invoke("chatbot:index:getWebhookConnections", {
 	namePrefix = "Orders"
 })
 
-output shopConnections {
-	value = shopConnections.items
+output shopConnectionCount {
+	value = length(shopConnections.items)
 }

@@ -31,7 +31,9 @@ import (
 //			legacyWebhooks := chatbot.GetLegacyWebhooksOutput(ctx, chatbot.GetLegacyWebhooksOutputArgs{
 //				NamePrefix: pulumi.String("Orders"),
 //			}, nil)
-//			ctx.Export("legacyWebhookList", legacyWebhooks.Items())
+//			ctx.Export("legacyWebhookCount", legacyWebhooks.ApplyT(func(legacyWebhooks chatbot.GetLegacyWebhooksResult) (pulumi.Int, error) {
+//				return pulumi.Int(len(legacyWebhooks.Items)), nil
+//			}).(pulumi.IntOutput))
 //			return nil
 //		})
 //	}

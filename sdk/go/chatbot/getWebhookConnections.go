@@ -36,7 +36,9 @@ import (
 //				StoryId:    pulumi.String(storyId),
 //				NamePrefix: pulumi.String("Orders"),
 //			}, nil)
-//			ctx.Export("shopConnections", shopConnections.Items())
+//			ctx.Export("shopConnectionCount", shopConnections.ApplyT(func(shopConnections chatbot.GetWebhookConnectionsResult) (pulumi.Int, error) {
+//				return pulumi.Int(len(shopConnections.Items)), nil
+//			}).(pulumi.IntOutput))
 //			return nil
 //		})
 //	}

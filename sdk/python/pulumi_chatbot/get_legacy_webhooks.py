@@ -60,7 +60,7 @@ def get_legacy_webhooks(name_prefix: Optional[_builtins.str] = None,
 
     # What the list read holds: no secret field.
     legacy_webhooks = chatbot.get_legacy_webhooks_output(name_prefix="Orders")
-    pulumi.export("legacyWebhookList", legacy_webhooks.items)
+    pulumi.export("legacyWebhookCount", legacy_webhooks.apply(lambda legacy_webhooks: len(legacy_webhooks.items)))
     ```
 
     :param _builtins.str name_prefix: Only those whose name starts with this.
@@ -85,7 +85,7 @@ def get_legacy_webhooks_output(name_prefix: pulumi.Input[Optional[Optional[_buil
 
     # What the list read holds: no secret field.
     legacy_webhooks = chatbot.get_legacy_webhooks_output(name_prefix="Orders")
-    pulumi.export("legacyWebhookList", legacy_webhooks.items)
+    pulumi.export("legacyWebhookCount", legacy_webhooks.apply(lambda legacy_webhooks: len(legacy_webhooks.items)))
     ```
 
     :param _builtins.str name_prefix: Only those whose name starts with this.

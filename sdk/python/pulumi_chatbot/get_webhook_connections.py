@@ -65,7 +65,7 @@ def get_webhook_connections(name_prefix: Optional[_builtins.str] = None,
     # What the list read holds: no secret field.
     shop_connections = chatbot.get_webhook_connections_output(story_id=story_id,
         name_prefix="Orders")
-    pulumi.export("shopConnections", shop_connections.items)
+    pulumi.export("shopConnectionCount", shop_connections.apply(lambda shop_connections: len(shop_connections.items)))
     ```
 
     :param _builtins.str name_prefix: Only those whose name starts with this.
@@ -97,7 +97,7 @@ def get_webhook_connections_output(name_prefix: pulumi.Input[Optional[Optional[_
     # What the list read holds: no secret field.
     shop_connections = chatbot.get_webhook_connections_output(story_id=story_id,
         name_prefix="Orders")
-    pulumi.export("shopConnections", shop_connections.items)
+    pulumi.export("shopConnectionCount", shop_connections.apply(lambda shop_connections: len(shop_connections.items)))
     ```
 
     :param _builtins.str name_prefix: Only those whose name starts with this.

@@ -277,7 +277,7 @@ public final class ChatbotFunctions {
      *             .namePrefix("Orders")
      *             .build());
      *
-     *         ctx.export("legacyWebhookList", legacyWebhooks.applyValue(_invoke -> _invoke.items()));
+     *         ctx.export("legacyWebhookCount", legacyWebhooks.applyValue(_invoke -> _invoke.items()).applyValue(_v0 -> _v0.size()));
      *     }
      * }
      * ```
@@ -308,7 +308,7 @@ public final class ChatbotFunctions {
      *             .namePrefix("Orders")
      *             .build());
      *
-     *         ctx.export("legacyWebhookList", legacyWebhooks.applyValue(_invoke -> _invoke.items()));
+     *         ctx.export("legacyWebhookCount", legacyWebhooks.applyValue(_invoke -> _invoke.items()).applyValue(_v0 -> _v0.size()));
      *     }
      * }
      * ```
@@ -339,7 +339,7 @@ public final class ChatbotFunctions {
      *             .namePrefix("Orders")
      *             .build());
      *
-     *         ctx.export("legacyWebhookList", legacyWebhooks.applyValue(_invoke -> _invoke.items()));
+     *         ctx.export("legacyWebhookCount", legacyWebhooks.applyValue(_invoke -> _invoke.items()).applyValue(_v0 -> _v0.size()));
      *     }
      * }
      * ```
@@ -370,7 +370,7 @@ public final class ChatbotFunctions {
      *             .namePrefix("Orders")
      *             .build());
      *
-     *         ctx.export("legacyWebhookList", legacyWebhooks.applyValue(_invoke -> _invoke.items()));
+     *         ctx.export("legacyWebhookCount", legacyWebhooks.applyValue(_invoke -> _invoke.items()).applyValue(_v0 -> _v0.size()));
      *     }
      * }
      * ```
@@ -401,7 +401,7 @@ public final class ChatbotFunctions {
      *             .namePrefix("Orders")
      *             .build());
      *
-     *         ctx.export("legacyWebhookList", legacyWebhooks.applyValue(_invoke -> _invoke.items()));
+     *         ctx.export("legacyWebhookCount", legacyWebhooks.applyValue(_invoke -> _invoke.items()).applyValue(_v0 -> _v0.size()));
      *     }
      * }
      * ```
@@ -432,7 +432,7 @@ public final class ChatbotFunctions {
      *             .namePrefix("Orders")
      *             .build());
      *
-     *         ctx.export("legacyWebhookList", legacyWebhooks.applyValue(_invoke -> _invoke.items()));
+     *         ctx.export("legacyWebhookCount", legacyWebhooks.applyValue(_invoke -> _invoke.items()).applyValue(_v0 -> _v0.size()));
      *     }
      * }
      * ```
@@ -463,7 +463,7 @@ public final class ChatbotFunctions {
      *             .namePrefix("Orders")
      *             .build());
      *
-     *         ctx.export("legacyWebhookList", legacyWebhooks.applyValue(_invoke -> _invoke.items()));
+     *         ctx.export("legacyWebhookCount", legacyWebhooks.applyValue(_invoke -> _invoke.items()).applyValue(_v0 -> _v0.size()));
      *     }
      * }
      * ```
@@ -777,7 +777,7 @@ public final class ChatbotFunctions {
      *             .namePrefix("Orders")
      *             .build());
      *
-     *         ctx.export("shopConnections", shopConnections.applyValue(_invoke -> _invoke.items()));
+     *         ctx.export("shopConnectionCount", shopConnections.applyValue(_invoke -> _invoke.items()).applyValue(_v0 -> _v0.size()));
      *     }
      * }
      * ```
@@ -811,7 +811,7 @@ public final class ChatbotFunctions {
      *             .namePrefix("Orders")
      *             .build());
      *
-     *         ctx.export("shopConnections", shopConnections.applyValue(_invoke -> _invoke.items()));
+     *         ctx.export("shopConnectionCount", shopConnections.applyValue(_invoke -> _invoke.items()).applyValue(_v0 -> _v0.size()));
      *     }
      * }
      * ```
@@ -845,7 +845,7 @@ public final class ChatbotFunctions {
      *             .namePrefix("Orders")
      *             .build());
      *
-     *         ctx.export("shopConnections", shopConnections.applyValue(_invoke -> _invoke.items()));
+     *         ctx.export("shopConnectionCount", shopConnections.applyValue(_invoke -> _invoke.items()).applyValue(_v0 -> _v0.size()));
      *     }
      * }
      * ```
@@ -879,7 +879,7 @@ public final class ChatbotFunctions {
      *             .namePrefix("Orders")
      *             .build());
      *
-     *         ctx.export("shopConnections", shopConnections.applyValue(_invoke -> _invoke.items()));
+     *         ctx.export("shopConnectionCount", shopConnections.applyValue(_invoke -> _invoke.items()).applyValue(_v0 -> _v0.size()));
      *     }
      * }
      * ```
@@ -913,7 +913,7 @@ public final class ChatbotFunctions {
      *             .namePrefix("Orders")
      *             .build());
      *
-     *         ctx.export("shopConnections", shopConnections.applyValue(_invoke -> _invoke.items()));
+     *         ctx.export("shopConnectionCount", shopConnections.applyValue(_invoke -> _invoke.items()).applyValue(_v0 -> _v0.size()));
      *     }
      * }
      * ```
@@ -947,7 +947,7 @@ public final class ChatbotFunctions {
      *             .namePrefix("Orders")
      *             .build());
      *
-     *         ctx.export("shopConnections", shopConnections.applyValue(_invoke -> _invoke.items()));
+     *         ctx.export("shopConnectionCount", shopConnections.applyValue(_invoke -> _invoke.items()).applyValue(_v0 -> _v0.size()));
      *     }
      * }
      * ```
@@ -981,7 +981,7 @@ public final class ChatbotFunctions {
      *             .namePrefix("Orders")
      *             .build());
      *
-     *         ctx.export("shopConnections", shopConnections.applyValue(_invoke -> _invoke.items()));
+     *         ctx.export("shopConnectionCount", shopConnections.applyValue(_invoke -> _invoke.items()).applyValue(_v0 -> _v0.size()));
      *     }
      * }
      * ```
