@@ -32,9 +32,8 @@ import { addLookupTargets, assertOnlyLookupTargetsLeft, lookupsThroughReplacemen
 import { policyPackArgs, policyViolations } from "../helpers/policyPack";
 import {
     assertLookupOutputs,
-    EXAMPLE_RESOURCES,
-    examplesConfig,
     goExamples,
+    previewExamples,
     previewOutputs,
     schemaExamples,
 } from "../helpers/schemaExamples";
@@ -299,15 +298,7 @@ describe("Go: the SDK builds, and a Go program (examples/go) under the pulumi CL
 
         // The examples, on: a preview runs every one (the lookups find what addLookupTargets
         // made) and writes nothing.
-        await s.setConfig({
-            docExamples: "true",
-            ...examplesConfig({ partner: partnerSim.url, partnerToken: partnerSim.token }, targets),
-        });
-        sim.resetRequests();
-        partnerSim.resetRequests();
-        const previewed = ok(await s.run("preview", { args: ["--diff"] }));
-        assert.deepEqual([...writes(sim), ...writes(partnerSim)], [], "the examples' preview writes nothing");
-        for (const name of EXAMPLE_RESOURCES) assert.match(previewed.stdout, new RegExp(`\\b${name}\\b`));
+        const previewed = await previewExamples(s, sim, partnerSim, targets);
         // From the preview's stack outputs: the counts are the examples' alone, so these hold only
         // where the examples' lookups ran (the program's own lookups export the same urls).
         assertLookupOutputs(previewOutputs(previewed));

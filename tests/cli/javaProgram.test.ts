@@ -54,9 +54,8 @@ import { addLookupTargets, lookupConfig, lookupsLifecycle, makeByHand } from "..
 import { packageAndRunFromJar } from "../helpers/javaPrograms";
 import {
     assertLookupOutputs,
-    EXAMPLE_RESOURCES,
-    examplesConfig,
     javaExamples,
+    previewExamples,
     previewOutputs,
     schemaExamples,
 } from "../helpers/schemaExamples";
@@ -375,19 +374,7 @@ describe("Java: examples/java from the SDK's Maven repository, the plugin downlo
             // emptied stack runs every one (the lookups find what addLookupTargets makes) and
             // writes nothing.
             const targets = addLookupTargets(sim, partnerSim);
-            await s.setConfig({
-                docExamples: "true",
-                ...examplesConfig({ partner: partnerSim.url, partnerToken: partnerSim.token }, targets),
-            });
-            sim.resetRequests();
-            partnerSim.resetRequests();
-            const previewed = ok(await s.run("preview", { args: ["--diff"] }));
-            assert.deepEqual(
-                [...sim.requests, ...partnerSim.requests].filter((r) => r.method !== "GET"),
-                [],
-                "the examples' preview writes nothing",
-            );
-            for (const name of EXAMPLE_RESOURCES) assert.match(previewed.stdout, new RegExp(`\\b${name}\\b`));
+            const previewed = await previewExamples(s, sim, partnerSim, targets);
             assert.doesNotMatch(previewed.stdout, /partner-orders/, "the program's own resources are not declared");
             assertLookupOutputs(previewOutputs(previewed));
         } finally {

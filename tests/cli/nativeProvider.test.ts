@@ -31,6 +31,7 @@ import {
     assertLookupOutputs,
     EXAMPLE_RESOURCES,
     examplesConfig,
+    previewExamples,
     previewOutputs,
     schemaExamples,
     typescriptExamples,
@@ -968,22 +969,7 @@ outputs:
             for (const [file, code] of Object.entries(typescriptExamples(examples))) {
                 fs.writeFileSync(path.join(dir, file), code);
             }
-            await s.setConfig({
-                docExamples: "true",
-                ...examplesConfig(
-                    { partner: partnerSim.url, partnerToken: partnerSim.token },
-                    targets as LookupAccounts,
-                ),
-            });
-            sim.resetRequests();
-            partnerSim.resetRequests();
-            const previewed = ok(await s.run("preview", { args: ["--diff"] }));
-            assert.deepEqual(
-                [...sim.requests, ...partnerSim.requests].filter((r) => r.method !== "GET"),
-                [],
-                "the examples' preview writes nothing",
-            );
-            for (const name of EXAMPLE_RESOURCES) assert.match(previewed.stdout, new RegExp(`\\b${name}\\b`));
+            const previewed = await previewExamples(s, sim, partnerSim, targets as LookupAccounts);
             // What the examples export, apart from the program's own outputs: one entry per example.
             const outputs = previewOutputs(previewed).docExamples as Array<Record<string, unknown>> | undefined;
             assert.equal(outputs?.length, examples.length, JSON.stringify(outputs));

@@ -32,8 +32,7 @@ import { addLookupTargets, assertOnlyLookupTargetsLeft, lookupsThroughReplacemen
 import { policyPackArgs, policyViolations } from "../helpers/policyPack";
 import {
     assertLookupOutputs,
-    EXAMPLE_RESOURCES,
-    examplesConfig,
+    previewExamples,
     previewOutputs,
     pythonExamples,
     schemaExamples,
@@ -318,15 +317,7 @@ describe("a Python program (examples/python) under the pulumi CLI", function () 
         const { module: examplesCode, entry } = pythonExamples(examples, module);
         fs.writeFileSync(module, examplesCode);
         fs.appendFileSync(path.join(project as string, "__main__.py"), entry);
-        await s.setConfig({
-            docExamples: "true",
-            ...examplesConfig({ partner: partnerSim.url, partnerToken: partnerSim.token }, targets),
-        });
-        sim.resetRequests();
-        partnerSim.resetRequests();
-        const previewed = ok(await s.run("preview", { args: ["--diff"] }));
-        assert.deepEqual([...writes(sim), ...writes(partnerSim)], [], "the examples' preview writes nothing");
-        for (const name of EXAMPLE_RESOURCES) assert.match(previewed.stdout, new RegExp(`\\b${name}\\b`));
+        const previewed = await previewExamples(s, sim, partnerSim, targets);
         // From the preview's stack outputs: the counts are the examples' alone, so these hold only
         // where the examples' lookups ran (the program's own lookups export the same urls).
         assertLookupOutputs(previewOutputs(previewed));

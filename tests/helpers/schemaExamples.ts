@@ -5,7 +5,8 @@
  * through the real CLI. Test tooling: not published.
  */
 import { strict as assert } from "assert";
-import { STORY, OTHER_STORY, type ConfigValue, type RunResult } from "./pulumi";
+import type { ChatbotSimulator } from "pulumi-chatbot/testing";
+import { ok, STORY, OTHER_STORY, type ConfigValue, type PulumiStack, type RunResult } from "./pulumi";
 
 export const EXAMPLE_LANGUAGES = ["typescript", "python", "go", "java", "yaml"] as const;
 export type ExampleLanguage = (typeof EXAMPLE_LANGUAGES)[number];
@@ -72,6 +73,29 @@ export function examplesConfig(
         partnerToken: { secret: apiUrl.partnerToken },
         partnerStoryId: OTHER_STORY,
     };
+}
+
+/** Turns the examples on in a language walk's stack (`docExamples` and what they read, against
+ *  `sim`, `partnerSim` and what addLookupTargets made there) and previews them: the preview must
+ *  write nothing in either account and show every example's resource. Returns it, for the
+ *  language's check of what the examples exported. */
+export async function previewExamples(
+    stack: PulumiStack,
+    sim: ChatbotSimulator,
+    partnerSim: ChatbotSimulator,
+    targets: { orders: string; legacy: string },
+): Promise<RunResult> {
+    await stack.setConfig({
+        docExamples: "true",
+        ...examplesConfig({ partner: partnerSim.url, partnerToken: partnerSim.token }, targets),
+    });
+    sim.resetRequests();
+    partnerSim.resetRequests();
+    const previewed = ok(await stack.run("preview", { args: ["--diff"] }));
+    const writes = [...sim.requests, ...partnerSim.requests].filter((r) => r.method !== "GET");
+    assert.deepEqual(writes, [], "the examples' preview writes nothing");
+    for (const name of EXAMPLE_RESOURCES) assert.match(previewed.stdout, new RegExp(`\\b${name}\\b`));
+    return previewed;
 }
 
 /** The stack's outputs in a preview's events: the last of them (its first event has none yet). */
