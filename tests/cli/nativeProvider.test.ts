@@ -648,9 +648,11 @@ outputs:
             ok(await (stack as PulumiStack).run("preview", { expectNoChanges: true }));
             const states = await (stack as PulumiStack).resources();
             assert.deepEqual(states.map((r) => r.type).sort(), [CONNECTION, CONNECTION, LEGACY].sort());
-            // discover's resources are protected; a later test empties the simulator.
+            // discover's resources are protected; a later test empties the simulator. The next
+            // stack takes `stack` and `project`, so this one's are removed here.
             stack?.dispose();
             stack = undefined;
+            fs.rmSync(path.dirname(project), { recursive: true, force: true });
 
             // The import file: `pulumi import --file` adopts the same three in another stack.
             const file = JSON.parse(fs.readFileSync(imports, "utf8")) as {
